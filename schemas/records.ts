@@ -1,0 +1,200 @@
+/**
+ * TypeScript shapes of the records that cross a boundary: between a loop and its crystal, between a
+ * circle and its gates, and between an implementation and the harness. Each type mirrors one JSON
+ * Schema file in this folder (named in its TSDoc); the schemas are the language-neutral source of
+ * truth and these types exist so TypeScript code on both sides of the adapter wall agrees with them.
+ *
+ * Field names are snake_case because they are wire names, shared with implementations in any language.
+ */
+
+/** Who speaks a message. `tool` carries a gate call's result back to the crystal. Schema: message. */
+export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
+
+/** One entry of the context a crystal receives. Schema: `message.schema.json`. */
+export interface Message {
+  role: MessageRole;
+  /** Text; null only on an assistant message that made gate calls and said nothing. */
+  content: string | null;
+  /** Gate calls the crystal made in this assistant message. */
+  tool_calls?: ToolCall[];
+  /** On a `tool` message: the id of the gate call this result answers. */
+  tool_call_id?: string;
+}
+
+/** A gate presented to the crystal as a tool (CALL-3, CIRCLE-11). Schema: `tool-definition.schema.json`. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the gate's arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** Whether the crystal may, must, or must not use gates (CRYSTAL-5). */
+export type ToolChoice = 'auto' | 'required' | 'none';
+
+/** A gate invocation proposed by the crystal (CRYSTAL-4). Schema: `tool-call.schema.json`. */
+export interface ToolCall {
+  /** Unique within the response; links the gate call record back to this call. */
+  id: string;
+  /** Name of the gate to call. */
+  gate: string;
+  /** The arguments object, serialized as a JSON string. */
+  arguments: string;
+}
+
+/** Sampling knobs from the call, passed through to the crystal unchanged (CALL-2). */
+export type Hyperparameters = Record<string, unknown>;
+
+/** What a loop sends on one query. Schema: `crystal-request.schema.json`. */
+export interface CrystalRequest {
+  messages: Message[];
+  tools?: ToolDefinition[];
+  tool_choice?: ToolChoice;
+  hyperparameters?: Hyperparameters;
+}
+
+/** Token counts of one query (PROD-3, LOOM-9). */
+export interface Usage {
+  prompt: number;
+  completion: number;
+  cached: number;
+}
+
+/** What a crystal returns. At least one of content or tool_calls (CRYSTAL-3). Schema: `crystal-response.schema.json`. */
+export interface CrystalResponse {
+  content: string | null;
+  tool_calls?: ToolCall[];
+  usage: Usage;
+  /** Reasoning trace, for crystals that return one. */
+  thinking?: string;
+  /** Provider extras (stop reason, model id...). Never required by consumers (CRYSTAL-6). */
+  metadata?: Record<string, unknown>;
+}
+
+/** A gate failure as the entity sees it (CIRCLE-5). */
+export interface GateError {
+  /** The error's class name, e.g. `TypeError`, or the name a test gate threw with. */
+  name: string;
+  message: string;
+  /** For failures the implementation itself raises (unknown gate, warded-off gate, ...): a code from {@link ERROR_CODES}. */
+  code?: ErrorCode;
+}
+
+/** The result of one gate call inside an observation (CIRCLE-4, CIRCLE-7). Schema: `gate-call-record.schema.json`. */
+export interface GateCallRecord {
+  tool_call_id: string;
+  gate: string;
+  /** The parsed arguments the gate was called with. */
+  arguments?: unknown;
+  ok: boolean;
+  /** Present when ok. */
+  result?: unknown;
+  /** Present when not ok. */
+  error?: GateError;
+}
+
+/** Which node of the loom a turn is (the spec's turn roles). */
+export type TurnRole = 'crystal' | 'call' | 'fold';
+
+/** Why a ward, or a parent, cut an entity off (LOOP-4, COMP-9). */
+export type TruncationCause =
+  | 'max_turns'
+  | 'timeout'
+  | 'max_tokens'
+  | 'parent_terminated'
+  | 'crystal_error';
+
+/** How a forked entity's starting state was rebuilt (LOOM-4). */
+export type ForkStrategy = 'snapshot' | 'replay';
+
+/** Per-turn accounting (LOOM-9). */
+export interface TurnMetadata {
+  tokens_prompt: number;
+  tokens_completion: number;
+  tokens_cached: number;
+  duration_ms: number;
+  /** ISO 8601. */
+  timestamp: string;
+}
+
+/** One node of the loom. Schema: `turn.schema.json`. */
+export interface Turn {
+  id: string;
+  /** Null only on a root. */
+  parent_id: string | null;
+  cantrip_id: string;
+  /** Null on a `call` turn, which belongs to the cantrip rather than to one entity. */
+  entity_id: string | null;
+  role: TurnRole;
+  /** Position in the entity's run: 1, 2, 3... across all its casts; 0 on a `call` turn. */
+  sequence: number;
+  utterance: string;
+  observation: string;
+  gate_calls: GateCallRecord[];
+  metadata: TurnMetadata;
+  reward: number | null;
+  terminated: boolean;
+  truncated: boolean;
+  /** Set when truncated. */
+  truncation_cause?: TruncationCause | null;
+  /** On the first turn of each cast: the intent that cast pursued. */
+  intent?: string | null;
+  /** On a `call` turn: the call it records (CALL-4). */
+  call?: CallRecord;
+  /** On the first turn of a forked entity: where it forked from and how its state was rebuilt. */
+  fork?: { from_turn_id: string; strategy: ForkStrategy };
+  /** On a `fold` turn: the range of sequences the fold summarises. */
+  fold?: { from_sequence: number; to_sequence: number };
+  /** The done gate's answer, on a terminated turn. */
+  result?: unknown;
+}
+
+/** The call as recorded in the loom (CALL-4): identity only, never gate definitions (CALL-3). */
+export interface CallRecord {
+  system_prompt: string | null;
+  hyperparameters: Hyperparameters;
+}
+
+/** One line of a JSONL loom file. Schema: `loom-line.schema.json`. */
+export type LoomLine =
+  | { kind: 'turn'; turn: Turn }
+  | { kind: 'reward'; turn_id: string; reward: number | null };
+
+/**
+ * The closed list of error codes that cross the adapter boundary. Cases assert these, never message
+ * text. `docs/INTERPRETING.md` says when each is expected.
+ */
+export const ERROR_CODES = [
+  'missing_crystal',
+  'missing_call',
+  'missing_circle',
+  'missing_done_gate',
+  'missing_truncation_ward',
+  'missing_intent',
+  'invalid_crystal_response',
+  'duplicate_tool_call_id',
+  'invalid_tool_call',
+  'context_limit_exceeded',
+  'crystal_error',
+  'gate_unavailable',
+  'gate_not_granted',
+  'invalid_gate_arguments',
+  'path_outside_root',
+  'child_failed',
+  'sandbox_error',
+  'call_immutable',
+  'loom_append_only',
+  'unknown_turn',
+  'unknown_entity',
+  'unsupported',
+  'parent_terminated',
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** An error as it crosses the adapter boundary. */
+export interface CodedError {
+  code: ErrorCode;
+  message: string;
+}
