@@ -1,0 +1,50 @@
+import type { CallRecord, Hyperparameters, Message } from '../../schemas/index.ts';
+import { CantripError } from '../errors.ts';
+
+/**
+ * The call: the entity's fixed identity, a system prompt and sampling hyperparameters (chapter 3).
+ * It holds no gate definitions (CALL-3): those belong to the circle.
+ */
+export interface Call {
+  readonly systemPrompt: string | null;
+  readonly hyperparameters: Readonly<Hyperparameters>;
+}
+
+const CALL_KEYS = new Set(['systemPrompt', 'hyperparameters']);
+
+/**
+ * Builds a call and freezes it deeply, so no one can change it after construction (CALL-1): writing to
+ * a frozen object throws in strict-mode code, which all ES modules are.
+ *
+ * Anything other than a prompt and hyperparameters is refused (CALL-3: in particular, gate or tool
+ * definitions have no place in a call).
+ */
+export function createCall(options: { systemPrompt?: string | null; hyperparameters?: Hyperparameters } = {}): Call {
+  for (const key of Object.keys(options)) {
+    if (!CALL_KEYS.has(key)) {
+      throw new CantripError('missing_call', `a call holds only systemPrompt and hyperparameters, not '${key}'`);
+    }
+  }
+  return deepFreeze({
+    systemPrompt: options.systemPrompt ?? null,
+    hyperparameters: structuredClone(options.hyperparameters ?? {}),
+  });
+}
+
+/** The messages the call contributes to every query: the system prompt, first (CALL-2). */
+export function callMessages(call: Call): Message[] {
+  return call.systemPrompt === null ? [] : [{ role: 'system', content: call.systemPrompt }];
+}
+
+/** The call as the loom stores it on a `call` turn (CALL-4). */
+export function callRecord(call: Call): CallRecord {
+  return { system_prompt: call.systemPrompt, hyperparameters: structuredClone(call.hyperparameters) as Hyperparameters };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,43 @@
+import type { ToolDefinition } from '../../schemas/index.ts';
+import { CantripError } from '../errors.ts';
+import { DONE } from './done.ts';
+import type { Gate } from './gate.ts';
+import { conversationMedium } from './medium/conversation.ts';
+import type { Medium } from './medium/medium.ts';
+import { hasTruncationWard, type Wards } from './wards.ts';
+
+/** The environment an entity acts in: one medium, its gates, its wards (chapter 4). */
+export interface Circle {
+  readonly medium: Medium;
+  /** The gates left after removal wards, by name. Wards are applied here, once, not by the entity (CIRCLE-6). */
+  readonly gates: ReadonlyMap<string, Gate>;
+  readonly wards: Wards;
+  /** CIRCLE-11, CALL-3: the capability presentation, sent as `tools` on every query. */
+  readonly tools: readonly ToolDefinition[];
+}
+
+/**
+ * Builds a circle and checks it can be used (CIRCLE-1, CIRCLE-2): a `done` gate must survive the
+ * wards (`missing_done_gate`), and some ward must guarantee the loop ends (`missing_truncation_ward`).
+ * Gate dependencies are already bound inside each gate (CIRCLE-10); names must be unique.
+ */
+export function createCircle(options: { gates: readonly Gate[]; wards: Wards; medium?: Medium }): Circle {
+  const removed = new Set(options.wards.removeGates ?? []);
+  const gates = new Map<string, Gate>();
+  for (const gate of options.gates) {
+    const name = gate.definition.name;
+    if (gates.has(name)) throw new CantripError('invalid_gate_arguments', `two gates are named '${name}'`);
+    if (!removed.has(name)) gates.set(name, gate);
+  }
+  if (!gates.has(DONE)) throw new CantripError('missing_done_gate', 'the circle has no done gate');
+  if (!hasTruncationWard(options.wards)) {
+    throw new CantripError('missing_truncation_ward', 'the circle needs a max_turns or timeout ward');
+  }
+  const medium = options.medium ?? conversationMedium;
+  return Object.freeze({
+    medium,
+    gates,
+    wards: Object.freeze({ ...options.wards }),
+    tools: Object.freeze(medium.present([...gates.values()])),
+  });
+}

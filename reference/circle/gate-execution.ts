@@ -1,0 +1,45 @@
+import type { GateCallRecord, GateError } from '../../schemas/index.ts';
+import { CantripError } from '../errors.ts';
+import type { Gate, GateContext } from './gate.ts';
+
+/**
+ * Runs one gate call and always returns a record, never throws: a failing gate is an observation the
+ * entity must see (CIRCLE-5), and an unknown or warded-off gate is refused the same way
+ * (`gate_unavailable`, CIRCLE-6). Arguments are copied so the gate cannot reach the caller's objects.
+ */
+export async function executeGate(
+  gates: ReadonlyMap<string, Gate>,
+  name: string,
+  args: unknown,
+  context: GateContext,
+): Promise<GateCallRecord> {
+  const record = { tool_call_id: context.toolCallId, gate: name, arguments: args };
+  const gate = gates.get(name);
+  if (!gate) {
+    return {
+      ...record,
+      ok: false,
+      error: { name: 'GateUnavailable', message: `no gate named '${name}' in this circle`, code: 'gate_unavailable' },
+    };
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return {
+      ...record,
+      ok: false,
+      error: { name: 'InvalidArguments', message: `arguments of '${name}' must be an object`, code: 'invalid_gate_arguments' },
+    };
+  }
+  try {
+    const result = await gate.execute(structuredClone(args) as Record<string, unknown>, context);
+    return { ...record, ok: true, result: result === undefined ? null : result };
+  } catch (error) {
+    return { ...record, ok: false, error: toGateError(error) };
+  }
+}
+
+/** Any thrown value as the `{name, message, code?}` shape the entity sees. */
+export function toGateError(error: unknown): GateError {
+  if (error instanceof CantripError) return { name: error.name, message: error.message, code: error.code };
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}

@@ -1,0 +1,58 @@
+import type { CrystalResponse, ToolCall } from '../../schemas/index.ts';
+import { CrystalError } from './crystal-error.ts';
+
+/**
+ * Checks a crystal's response before the loop acts on it, and returns it unchanged when it is sound.
+ *
+ * - CRYSTAL-3: a response must say something: text, or at least one gate call.
+ * - CRYSTAL-4: every gate call needs an id unique within the response, a gate name, and arguments
+ *   that are a JSON string encoding an object.
+ *
+ * Failures throw a {@link CrystalError} with `invalid_crystal_response`, `duplicate_tool_call_id` or
+ * `invalid_tool_call`; none is retryable, since asking again would not make a malformed reply valid.
+ */
+export function validateResponse(response: unknown): CrystalResponse {
+  if (typeof response !== 'object' || response === null) {
+    throw invalid('invalid_crystal_response', 'the response is not an object');
+  }
+  const candidate = response as Partial<CrystalResponse>;
+  const content = candidate.content;
+  if (content !== null && content !== undefined && typeof content !== 'string') {
+    throw invalid('invalid_crystal_response', 'content must be a string or null');
+  }
+  const toolCalls = candidate.tool_calls ?? [];
+  if (!Array.isArray(toolCalls)) throw invalid('invalid_crystal_response', 'tool_calls must be an array');
+  const hasText = typeof content === 'string' && content.length > 0;
+  if (!hasText && toolCalls.length === 0) {
+    throw invalid('invalid_crystal_response', 'the response has neither content nor tool calls');
+  }
+  const seen = new Set<string>();
+  toolCalls.forEach((call: ToolCall, index) => {
+    checkToolCall(call, index);
+    if (seen.has(call.id)) throw invalid('duplicate_tool_call_id', `tool call id '${call.id}' appears twice`);
+    seen.add(call.id);
+  });
+  const usage = candidate.usage ?? { prompt: 0, completion: 0, cached: 0 };
+  return { ...candidate, content: content ?? null, usage } as CrystalResponse;
+}
+
+function checkToolCall(call: ToolCall, index: number): void {
+  const where = `tool_calls[${index}]`;
+  if (typeof call !== 'object' || call === null) throw invalid('invalid_tool_call', `${where} is not an object`);
+  if (typeof call.id !== 'string' || call.id === '') throw invalid('invalid_tool_call', `${where} has no id`);
+  if (typeof call.gate !== 'string' || call.gate === '') throw invalid('invalid_tool_call', `${where} has no gate name`);
+  if (typeof call.arguments !== 'string') throw invalid('invalid_tool_call', `${where}.arguments is not a JSON string`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(call.arguments);
+  } catch {
+    throw invalid('invalid_tool_call', `${where}.arguments is not valid JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw invalid('invalid_tool_call', `${where}.arguments does not encode an object`);
+  }
+}
+
+function invalid(code: 'invalid_crystal_response' | 'duplicate_tool_call_id' | 'invalid_tool_call', message: string) {
+  return new CrystalError(code, message, { retryable: false });
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { Turn } from '../../schemas/index.ts';
+import { callRecord, type Call } from '../call/call.ts';
+import type { Circle } from '../circle/circle.ts';
+import { DONE } from '../circle/done.ts';
+import { hasTruncationWard } from '../circle/wards.ts';
+import type { Crystal } from '../crystal/contract.ts';
+import { CantripError } from '../errors.ts';
+import { Loom } from '../loom/loom.ts';
+import { emptyMetadata, newTurnId } from '../loom/turn.ts';
+import type { EventSink } from '../production/events.ts';
+import { withRetry, type RetryPolicy } from '../production/retry.ts';
+import { contextFromThread } from './context.ts';
+import { Entity, newEntityId } from './entity.ts';
+import type { CastResult } from './loop.ts';
+
+/** What a cantrip is made of (§1.4). */
+export interface CantripOptions {
+  crystal: Crystal;
+  call: Call;
+  circle: Circle;
+  /** LOOP-6: when true, only `done` ends a cast; a text-only reply is just a turn. Default false. */
+  requireDone?: boolean;
+  /** Where turns go; a fresh in-memory loom by default. Share one loom to get one tree (LOOM-12). */
+  loom?: Loom;
+  /** PROD-2: retry policy at the crystal boundary (default: 3 retries from 1 s); `false` for none. */
+  retry?: RetryPolicy | false;
+  /** Streaming events: an observation channel only. */
+  onEvent?: EventSink;
+}
+
+/** A cantrip: a reusable value binding a crystal to a circle through a call (CANTRIP-1, CANTRIP-2). */
+export interface Cantrip {
+  readonly id: string;
+  readonly crystal: Crystal;
+  readonly call: Call;
+  readonly circle: Circle;
+  readonly requireDone: boolean;
+  readonly loom: Loom;
+  readonly onEvent: EventSink | undefined;
+  /** Invoke, run one intent, dispose (§1.5). Each cast is a new, independent entity (CANTRIP-2). */
+  cast(intent: string): Promise<CastResult>;
+  /** A persistent entity that takes intents one cast at a time (ENTITY-5, ENTITY-6). */
+  invoke(options?: { entityId?: string }): Entity;
+  /**
+   * LOOM-4: a new entity whose context is the loom's path to `turnId`; the original thread is not
+   * touched. A conversation circle has no sandbox to rebuild: the recorded path is the whole state, so
+   * the fork is recorded with strategy `snapshot`.
+   */
+  fork(turnId: string, options?: { entityId?: string }): Entity;
+}
+
+/**
+ * Builds a cantrip, refusing an incomplete one (CANTRIP-1: `missing_crystal`, `missing_call`,
+ * `missing_circle`) or one whose circle could run forever or never finish (CANTRIP-3, CIRCLE-1,
+ * CIRCLE-2: `missing_done_gate`, `missing_truncation_ward`). The result is frozen: a value, cast as
+ * often as you like.
+ */
+export function createCantrip(options: CantripOptions): Cantrip {
+  if (!options.crystal) throw new CantripError('missing_crystal', 'a cantrip needs a crystal');
+  if (!options.call) throw new CantripError('missing_call', 'a cantrip needs a call');
+  if (!options.circle) throw new CantripError('missing_circle', 'a cantrip needs a circle');
+  if (!options.circle.gates.has(DONE)) throw new CantripError('missing_done_gate', 'the circle has no done gate');
+  if (!hasTruncationWard(options.circle.wards)) {
+    throw new CantripError('missing_truncation_ward', 'the circle needs a max_turns or timeout ward');
+  }
+  const id = `cantrip_${randomUUID()}`;
+  const loom = options.loom ?? new Loom();
+  const crystal = options.retry === false ? options.crystal : withRetry(options.crystal, options.retry);
+  let callTurn: Turn | undefined;
+
+  /** CALL-4: the call is stored once, as the root every thread of this cantrip starts from. */
+  const callTurnId = (): string => {
+    callTurn ??= loom.append({
+      id: newTurnId(),
+      parent_id: null,
+      cantrip_id: id,
+      entity_id: null,
+      role: 'call',
+      sequence: 0,
+      utterance: '',
+      observation: '',
+      gate_calls: [],
+      metadata: emptyMetadata(),
+      reward: null,
+      terminated: false,
+      truncated: false,
+      call: callRecord(options.call),
+    });
+    return callTurn.id;
+  };
+
+  const cantrip: Cantrip = Object.freeze({
+    id,
+    crystal,
+    call: options.call,
+    circle: options.circle,
+    requireDone: options.requireDone ?? false,
+    loom,
+    onEvent: options.onEvent,
+    async cast(intent: string) {
+      // INTENT-1 is checked before an entity exists, so a refused cast leaves nothing in the loom.
+      if (typeof intent !== 'string' || intent.trim() === '') {
+        throw new CantripError('missing_intent', 'a cast needs a non-empty intent');
+      }
+      const entity = cantrip.invoke();
+      try {
+        return await entity.cast(intent);
+      } finally {
+        entity.dispose();
+      }
+    },
+    invoke(invokeOptions: { entityId?: string } = {}) {
+      return new Entity(cantrip, invokeOptions.entityId ?? newEntityId(), { parentTurnId: callTurnId(), sequence: 0 });
+    },
+    fork(turnId: string, forkOptions: { entityId?: string } = {}) {
+      const turn = loom.has(turnId) ? loom.get(turnId) : undefined;
+      if (!turn || turn.cantrip_id !== id || turn.role === 'call') {
+        throw new CantripError('unknown_turn', `no turn '${turnId}' of this cantrip to fork from`);
+      }
+      const path = loom.pathTo(turnId);
+      return new Entity(cantrip, forkOptions.entityId ?? newEntityId(), {
+        parentTurnId: turnId,
+        sequence: turn.sequence,
+        messages: contextFromThread(path),
+        fork: { from_turn_id: turnId, strategy: 'snapshot' },
+      });
+    },
+  });
+  return cantrip;
+}

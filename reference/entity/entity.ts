@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { Message, Turn, Usage } from '../../schemas/index.ts';
+import type { MediumSession } from '../circle/medium/medium.ts';
+import { CantripError } from '../errors.ts';
+import { emptyUsage } from '../production/usage.ts';
+import type { Cantrip } from './cantrip.ts';
+import { runCast, type CastResult, type CastStart } from './loop.ts';
+
+/** A fresh entity id (ENTITY-2). */
+export function newEntityId(): string {
+  return `entity_${randomUUID()}`;
+}
+
+/** Where an entity's first turn hangs in the loom, and the sequence it continues from. */
+export interface EntityOrigin {
+  parentTurnId: string;
+  sequence: number;
+  messages?: Message[];
+  /** For a forked entity: recorded on its first turn (LOOM-4). */
+  fork?: Turn['fork'];
+}
+
+/**
+ * A running instance of a cantrip (§1.4): what exists between invocation and disposal.
+ *
+ * It owns the working context (its messages), its medium session (e.g. a sandbox), its usage so far,
+ * and its place in the loom. Created only by a cantrip (ENTITY-1). Each cast adds to the same state
+ * (ENTITY-5), which only grows (ENTITY-3); its turns stay in the loom after it is gone (ENTITY-4).
+ */
+export class Entity {
+  readonly messages: Message[];
+  usage: Usage = emptyUsage();
+  /** Set until the first turn of a forked entity has been recorded. */
+  forkedFrom: Turn['fork'] | undefined;
+  private lastTurnId: string;
+  private sequence: number;
+  private mediumSession: MediumSession | undefined;
+  private casting = false;
+  private stopped: string | undefined;
+  private readonly stopListeners = new Set<() => void>();
+
+  constructor(
+    readonly cantrip: Cantrip,
+    readonly id: string,
+    origin: EntityOrigin,
+  ) {
+    this.lastTurnId = origin.parentTurnId;
+    this.sequence = origin.sequence;
+    this.messages = origin.messages ?? [];
+    this.forkedFrom = origin.fork;
+  }
+
+  /**
+   * Runs one intent to its end (ENTITY-5). The intent is required (INTENT-1) and fixed for the whole
+   * cast (INTENT-3: it is copied into the context once and nothing rewrites it).
+   */
+  async cast(intent: string): Promise<CastResult> {
+    if (typeof intent !== 'string' || intent.trim() === '') {
+      throw new CantripError('missing_intent', 'a cast needs a non-empty intent');
+    }
+    return this.run({ intent });
+  }
+
+  /** Carries on the thread without a new intent: how a forked entity continues from its fork point (LOOM-4). */
+  async resume(): Promise<CastResult> {
+    return this.run({ intent: null });
+  }
+
+  private async run(start: CastStart): Promise<CastResult> {
+    if (this.casting) throw new CantripError('unsupported', `entity ${this.id} is already running a cast`);
+    this.casting = true;
+    try {
+      return await runCast(this, start);
+    } finally {
+      this.casting = false;
+    }
+  }
+
+  /** The context the crystal sees: for now the whole history; folding and ephemeral gates trim a view of it. */
+  workingContext(): Message[] {
+    return structuredClone(this.messages);
+  }
+
+  /** The medium session, opened on first use and kept for the entity's life (CIRCLE-9). */
+  async session(): Promise<MediumSession> {
+    this.mediumSession ??= await this.cantrip.circle.medium.open(this.cantrip.circle.gates);
+    return this.mediumSession;
+  }
+
+  /** Appends the next turn of this entity to the loom, chained to the previous one (LOOM-1, LOOM-2). */
+  record(fields: Omit<Turn, 'parent_id' | 'cantrip_id' | 'entity_id' | 'sequence'>): Turn {
+    const turn = this.cantrip.loom.append({
+      ...fields,
+      parent_id: this.lastTurnId,
+      cantrip_id: this.cantrip.id,
+      entity_id: this.id,
+      sequence: this.sequence + 1,
+    });
+    this.lastTurnId = turn.id;
+    this.sequence = turn.sequence;
+    this.forkedFrom = undefined;
+    return turn;
+  }
+
+  /** Ends a running cast from outside (a parent that finished, COMP-9); the cast records `parent_terminated`. */
+  stop(reason: string): void {
+    this.stopped = reason;
+    for (const listener of this.stopListeners) listener();
+  }
+
+  stopReason(): string | undefined {
+    return this.stopped;
+  }
+
+  onStop(listener: () => void): void {
+    this.stopListeners.add(listener);
+  }
+
+  offStop(listener: () => void): void {
+    this.stopListeners.delete(listener);
+  }
+
+  /** Releases the medium session (the sandbox); the entity's turns stay in the loom (ENTITY-4). */
+  dispose(): void {
+    this.mediumSession?.dispose();
+    this.mediumSession = undefined;
+  }
+}

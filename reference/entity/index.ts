@@ -1,0 +1,5 @@
+export * from './cantrip.ts';
+export * from './entity.ts';
+export * from './loop.ts';
+export * from './context.ts';
+export * from './truncation-summary.ts';

@@ -1,0 +1,175 @@
+import type { CrystalRequest, CrystalResponse, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
+import { callMessages } from '../call/call.ts';
+import type { Action } from '../circle/medium/medium.ts';
+import { validateResponse } from '../crystal/validate.ts';
+import { CantripError } from '../errors.ts';
+import { newTurnId, usageMetadata } from '../loom/turn.ts';
+import { emit } from '../production/events.ts';
+import { addUsage, billedTokens } from '../production/usage.ts';
+import { bounded, DeadlinePassed } from './deadline.ts';
+import type { Entity } from './entity.ts';
+import { truncationSummary } from './truncation-summary.ts';
+
+/** What the circle tells an entity whose text-only reply did not end a `require_done` cast (LOOP-6). */
+export const NO_GATE_CALLED = 'No gate was called. The task ends only when you call done(answer).';
+
+/** How one cast ended (the reference's form of the spec's terminated / truncated outcome). */
+export interface CastResult {
+  entityId: string;
+  status: 'terminated' | 'truncated';
+  /** The done gate's answer, or the text of an implicit termination (LOOP-6). */
+  result?: unknown;
+  truncationCause?: TruncationCause;
+  /** LOOP-4: what was done before the cut. */
+  summary?: string;
+  /** Set when the cast ended because the crystal failed or answered with something unusable. */
+  error?: CantripError;
+  /** PROD-3: the entity's cumulative usage after this cast. */
+  usage: Usage;
+  /** This cast's turns, as stored in the loom. */
+  turns: Turn[];
+}
+
+/** Where a cast starts: a fresh intent, or none for a forked entity carrying on its thread (LOOM-4). */
+export interface CastStart {
+  intent: string | null;
+}
+
+/**
+ * Runs one cast: turn after turn until the entity calls `done`, stops talking (when `done` is not
+ * required), or a ward cuts it off.
+ *
+ * One turn is: assemble the context (call first, CALL-2; gate definitions as tools, CIRCLE-11, CALL-3;
+ * then intent and history, LOOP-5, INTENT-2), query the crystal once (retries live inside the crystal,
+ * PROD-2), check the response (CRYSTAL-3/4), let the circle act on it (CIRCLE-3/4/5/7), and record the
+ * turn in the loom before the next one starts (LOOM-1). Utterance and observation strictly alternate
+ * (LOOP-1). Wards are checked by the loop, never left to the entity (CIRCLE-6): turn cap and token
+ * budget after each turn, the wall clock around every wait (LOOP-2, LOOP-4).
+ */
+export async function runCast(entity: Entity, start: CastStart): Promise<CastResult> {
+  const { crystal, call, circle } = entity.cantrip;
+  const deadline = circle.wards.timeoutMs === undefined ? undefined : Date.now() + circle.wards.timeoutMs;
+  const controller = new AbortController();
+  const stopOnParent = () => controller.abort(entity.stopReason());
+  entity.onStop(stopOnParent);
+  if (start.intent !== null) entity.messages.push({ role: 'user', content: start.intent });
+  const turns: Turn[] = [];
+  try {
+    for (let turnInCast = 1; ; turnInCast++) {
+      const began = Date.now();
+      const request: CrystalRequest = {
+        messages: [...callMessages(call), ...entity.workingContext()],
+        tools: structuredClone([...circle.tools]),
+        tool_choice: 'auto',
+        hyperparameters: structuredClone(call.hyperparameters),
+      };
+      let response: CrystalResponse | undefined;
+      let action: Action | undefined;
+      let failure: CantripError | undefined;
+      let cause: TruncationCause | undefined;
+      try {
+        response = validateResponse(await bounded(crystal.query(request, { signal: controller.signal }), deadline, controller));
+        entity.messages.push({
+          role: 'assistant',
+          content: response.content,
+          ...(response.tool_calls?.length ? { tool_calls: response.tool_calls } : {}),
+        });
+        announce(entity, response);
+        if (response.tool_calls?.length) {
+          const session = await entity.session();
+          action = await bounded(
+            session.act(response.tool_calls, { entityId: entity.id, signal: controller.signal }),
+            deadline,
+            controller,
+          );
+          entity.messages.push(...action.messages);
+          for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
+        }
+      } catch (error) {
+        // Gate calls cut off mid-way still get an answer, so the context stays well-formed for a later cast.
+        if (response?.tool_calls?.length && !action) {
+          for (const call of response.tool_calls) entity.messages.push({ role: 'tool', tool_call_id: call.id, content: 'interrupted' });
+        }
+        if (entity.stopReason()) cause = 'parent_terminated';
+        else if (error instanceof DeadlinePassed) cause = 'timeout';
+        else {
+          cause = 'crystal_error';
+          failure = error instanceof CantripError ? error : new CantripError('crystal_error', String(error), { cause: error });
+        }
+      }
+      const usage = response?.usage ?? { prompt: 0, completion: 0, cached: 0 };
+      entity.usage = addUsage(entity.usage, usage);
+      const textOnly = response !== undefined && !response.tool_calls?.length;
+      const terminated = cause === undefined && (action?.done !== undefined || (textOnly && !entity.cantrip.requireDone));
+      if (!terminated && cause === undefined) cause = wardThatFired(entity, turnInCast, deadline);
+      if (textOnly && !terminated && cause === undefined) entity.messages.push({ role: 'user', content: NO_GATE_CALLED });
+
+      const turn = entity.record({
+        id: newTurnId(),
+        role: 'crystal',
+        utterance: response?.content ?? '',
+        observation: observationOf(action, textOnly, terminated, failure, cause),
+        gate_calls: action?.gateCalls ?? [],
+        metadata: usageMetadata(usage, Date.now() - began),
+        reward: null,
+        terminated,
+        truncated: cause !== undefined,
+        truncation_cause: cause ?? null,
+        ...(turnInCast === 1 && start.intent !== null ? { intent: start.intent } : {}),
+        ...(turnInCast === 1 && entity.forkedFrom ? { fork: entity.forkedFrom } : {}),
+        ...(terminated ? { result: action?.done ? action.done.answer : response?.content } : {}),
+      });
+      turns.push(turn);
+      emit(entity.cantrip.onEvent, { type: 'usage', entity_id: entity.id, data: usage });
+      emit(entity.cantrip.onEvent, { type: 'turn_end', entity_id: entity.id, data: { turn_id: turn.id, sequence: turn.sequence } });
+
+      if (terminated) {
+        return { entityId: entity.id, status: 'terminated', result: turn.result, usage: entity.usage, turns };
+      }
+      if (cause !== undefined) {
+        return {
+          entityId: entity.id,
+          status: 'truncated',
+          truncationCause: cause,
+          summary: truncationSummary(turns, cause),
+          ...(failure ? { error: failure } : {}),
+          usage: entity.usage,
+          turns,
+        };
+      }
+    }
+  } finally {
+    entity.offStop(stopOnParent);
+  }
+}
+
+/** The ward, if any, that ends the cast after a turn that did not terminate it. */
+function wardThatFired(entity: Entity, turnInCast: number, deadline: number | undefined): TruncationCause | undefined {
+  const wards = entity.cantrip.circle.wards;
+  if (entity.stopReason()) return 'parent_terminated';
+  if (wards.maxTurns !== undefined && turnInCast >= wards.maxTurns) return 'max_turns';
+  if (wards.maxTokens !== undefined && billedTokens(entity.usage) >= wards.maxTokens) return 'max_tokens';
+  if (deadline !== undefined && Date.now() >= deadline) return 'timeout';
+  return undefined;
+}
+
+function observationOf(
+  action: Action | undefined,
+  textOnly: boolean,
+  terminated: boolean,
+  failure: CantripError | undefined,
+  cause: TruncationCause | undefined,
+): string {
+  if (action) return action.observation;
+  if (failure) return `crystal failed: ${failure.code}`;
+  if (cause === 'timeout' || cause === 'parent_terminated') return `interrupted: ${cause}`;
+  if (textOnly && !terminated && cause === undefined) return NO_GATE_CALLED;
+  return '';
+}
+
+function announce(entity: Entity, response: CrystalResponse): void {
+  const sink = entity.cantrip.onEvent;
+  if (response.thinking) emit(sink, { type: 'thinking', entity_id: entity.id, data: response.thinking });
+  if (response.content) emit(sink, { type: 'text', entity_id: entity.id, data: response.content });
+  for (const call of response.tool_calls ?? []) emit(sink, { type: 'gate_call', entity_id: entity.id, data: call });
+}

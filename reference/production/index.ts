@@ -1,0 +1,3 @@
+export * from './retry.ts';
+export * from './usage.ts';
+export * from './events.ts';
