@@ -38,13 +38,25 @@ function schemaFiles(): string[] {
 
 function instance(): Ajv2020 {
   if (ajv) return ajv;
-  ajv = new Ajv2020({ allErrors: true, strict: true });
-  addFormats(ajv);
+  // Built in a local and published only once every file loaded, so a failed load is retried, not half-kept.
+  const fresh = new Ajv2020({ allErrors: true, strict: true });
+  addFormats(fresh);
   for (const file of schemaFiles()) {
-    const schema = JSON.parse(readFileSync(file, 'utf8')) as { $id?: string };
+    let schema: { $id?: string };
+    try {
+      schema = JSON.parse(readFileSync(file, 'utf8')) as { $id?: string };
+    } catch (error) {
+      throw new Error(`${file}: not valid JSON: ${(error as Error).message}`, { cause: error });
+    }
     if (!schema.$id) throw new Error(`${file}: schema has no $id`);
-    ajv.addSchema(schema);
+    try {
+      fresh.addSchema(schema);
+    } catch (error) {
+      // ajv's own message names the keyword but not the file; one bad file must not be a riddle.
+      throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
+    }
   }
+  ajv = fresh;
   return ajv;
 }
 
@@ -91,12 +103,17 @@ function toProblem(error: ErrorObject): SchemaProblem {
   let message = error.message ?? 'is invalid';
   if (error.keyword === 'additionalProperties') {
     const extra = (error.params as { additionalProperty: string }).additionalProperty;
-    pointer = `${error.instancePath}/${extra}`;
+    pointer = `${error.instancePath}/${escapePointer(extra)}`;
     message = 'is not an allowed property';
   } else if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty: string }).missingProperty;
-    pointer = `${error.instancePath}/${missing}`;
+    pointer = `${error.instancePath}/${escapePointer(missing)}`;
     message = 'is required';
   }
   return { pointer, message, keyword: error.keyword };
+}
+
+/** RFC 6901: a key holding `~` or `/` must be escaped, or the pointer would name a different path. */
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

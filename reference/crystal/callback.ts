@@ -1,5 +1,6 @@
 import type { CrystalRequest, CrystalResponse } from '../../schemas/index.ts';
 import { CRYSTAL_CONTRACT_VERSION, type Crystal } from './contract.ts';
+import { snapshot } from './scripted.ts';
 
 /** A crystal backed by a function: for tests that compute the reply from the request. Records requests too. */
 export class CallbackCrystal implements Crystal {
@@ -16,7 +17,7 @@ export class CallbackCrystal implements Crystal {
   }
 
   async query(request: CrystalRequest): Promise<CrystalResponse> {
-    this.requests.push(structuredClone(request));
+    this.requests.push(snapshot(request));
     return this.respond(request, this.requests.length - 1);
   }
 }

@@ -25,8 +25,7 @@ export class ScriptedCrystal implements Crystal {
   }
 
   async query(request: CrystalRequest): Promise<CrystalResponse> {
-    // A deep copy, so later changes by the caller cannot rewrite what was recorded.
-    this.requests.push(structuredClone(request));
+    this.requests.push(snapshot(request));
     const step = this.script[this.next];
     if (step === undefined) {
       throw new CantripError('crystal_error', `${this.name}: script exhausted after ${this.script.length} responses`);
@@ -48,4 +47,12 @@ let scriptedIds = 0;
 export function gateCall(gate: string, args: Record<string, unknown> = {}, id?: string): ToolCall {
   scriptedIds += 1;
   return { id: id ?? `call_${scriptedIds}`, gate, arguments: JSON.stringify(args) };
+}
+
+/**
+ * A deep, plain copy of a request, so nothing done to it later can rewrite the record. JSON, not
+ * structuredClone: a request's context is a read-only view, which structuredClone cannot copy.
+ */
+export function snapshot(request: CrystalRequest): CrystalRequest {
+  return JSON.parse(JSON.stringify(request)) as CrystalRequest;
 }

@@ -3,6 +3,8 @@ import type { Message, Turn, Usage } from '../../schemas/index.ts';
 import type { MediumSession } from '../circle/medium/medium.ts';
 import { CantripError } from '../errors.ts';
 import { emptyUsage } from '../production/usage.ts';
+import { callMessages } from '../call/call.ts';
+import { contextView, sealMessage } from './context-view.ts';
 import type { Cantrip } from './cantrip.ts';
 import { runCast, type CastResult, type CastStart } from './loop.ts';
 
@@ -28,7 +30,9 @@ export interface EntityOrigin {
  * (ENTITY-5), which only grows (ENTITY-3); its turns stay in the loom after it is gone (ENTITY-4).
  */
 export class Entity {
-  readonly messages: Message[];
+  /** The append-only, deep-frozen message log behind every request's context view. */
+  readonly #log: Message[];
+  readonly #head: Message[];
   usage: Usage = emptyUsage();
   /** Set until the first turn of a forked entity has been recorded. */
   forkedFrom: Turn['fork'] | undefined;
@@ -46,7 +50,8 @@ export class Entity {
   ) {
     this.lastTurnId = origin.parentTurnId;
     this.sequence = origin.sequence;
-    this.messages = origin.messages ?? [];
+    this.#log = (origin.messages ?? []).map(sealMessage);
+    this.#head = callMessages(cantrip.call).map(sealMessage);
     this.forkedFrom = origin.fork;
   }
 
@@ -76,9 +81,22 @@ export class Entity {
     }
   }
 
-  /** The context the crystal sees: for now the whole history; folding and ephemeral gates trim a view of it. */
+  /** Everything the entity has said and seen, oldest first (read-only). */
+  get messages(): readonly Message[] {
+    return this.#log;
+  }
+
+  /** Adds messages to the log; nothing already there ever changes (ENTITY-3). */
+  remember(...messages: Message[]): void {
+    for (const message of messages) this.#log.push(sealMessage(message));
+  }
+
+  /**
+   * The context for the next query, made in constant time: the call's system message first (CALL-2),
+   * then the history (LOOP-5). Later appends do not show up in it.
+   */
   workingContext(): Message[] {
-    return structuredClone(this.messages);
+    return contextView(this.#head, this.#log);
   }
 
   /** The medium session, opened on first use and kept for the entity's life (CIRCLE-9). */

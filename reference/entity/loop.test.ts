@@ -131,9 +131,14 @@ describe('cantrip, intent and entity (§1.4)', () => {
   });
 
   it('INTENT-3: a crystal that rewrites the intent in the request it gets cannot change it for later turns', async () => {
+    let refused = 0;
     const crystal = new CallbackCrystal((request, index) => {
       const intent = request.messages.find((message) => message.role === 'user')!;
-      intent.content = 'rewritten by the crystal';
+      try {
+        intent.content = 'rewritten by the crystal';
+      } catch {
+        refused += 1;
+      }
       const gate = index < 2 ? gateCall('echo', { text: 'x' }) : gateCall('done', { answer: 1 });
       return { content: null, tool_calls: [gate], usage: usage(1) };
     });
@@ -147,6 +152,7 @@ describe('cantrip, intent and entity (§1.4)', () => {
     // Requests are recorded before the crystal tampers with them: each turn was sent the original.
     expect(crystal.requests.map((request) => request.messages[1]!.content)).toEqual(['original intent', 'original intent', 'original intent']);
     expect(result.turns[0]!.intent).toBe('original intent');
+    expect(refused).toBe(3);
   });
 
   it('ENTITY-1, ENTITY-5, ENTITY-3: an invoked entity keeps its state across casts and only grows', async () => {

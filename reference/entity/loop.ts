@@ -1,5 +1,4 @@
-import type { CrystalRequest, CrystalResponse, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
-import { callMessages } from '../call/call.ts';
+import type { CrystalRequest, CrystalResponse, ToolDefinition, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
 import type { Action } from '../circle/medium/medium.ts';
 import { validateResponse } from '../crystal/validate.ts';
 import { CantripError } from '../errors.ts';
@@ -52,16 +51,16 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
   const controller = new AbortController();
   const stopOnParent = () => controller.abort(entity.stopReason());
   entity.onStop(stopOnParent);
-  if (start.intent !== null) entity.messages.push({ role: 'user', content: start.intent });
+  if (start.intent !== null) entity.remember({ role: 'user', content: start.intent });
   const turns: Turn[] = [];
   try {
     for (let turnInCast = 1; ; turnInCast++) {
       const began = Date.now();
       const request: CrystalRequest = {
-        messages: [...callMessages(call), ...entity.workingContext()],
-        tools: structuredClone([...circle.tools]),
+        messages: entity.workingContext(),
+        tools: circle.tools as ToolDefinition[],
         tool_choice: 'auto',
-        hyperparameters: structuredClone(call.hyperparameters),
+        hyperparameters: call.hyperparameters,
       };
       let response: CrystalResponse | undefined;
       let action: Action | undefined;
@@ -69,7 +68,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       let cause: TruncationCause | undefined;
       try {
         response = validateResponse(await bounded(crystal.query(request, { signal: controller.signal }), deadline, controller));
-        entity.messages.push({
+        entity.remember({
           role: 'assistant',
           content: response.content,
           ...(response.tool_calls?.length ? { tool_calls: response.tool_calls } : {}),
@@ -82,13 +81,13 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
             deadline,
             controller,
           );
-          entity.messages.push(...action.messages);
+          entity.remember(...action.messages);
           for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
         }
       } catch (error) {
         // Gate calls cut off mid-way still get an answer, so the context stays well-formed for a later cast.
         if (response?.tool_calls?.length && !action) {
-          for (const call of response.tool_calls) entity.messages.push({ role: 'tool', tool_call_id: call.id, content: 'interrupted' });
+          for (const call of response.tool_calls) entity.remember({ role: 'tool', tool_call_id: call.id, content: 'interrupted' });
         }
         if (entity.stopReason()) cause = 'parent_terminated';
         else if (error instanceof DeadlinePassed) cause = 'timeout';
@@ -102,7 +101,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       const textOnly = response !== undefined && !response.tool_calls?.length;
       const terminated = cause === undefined && (action?.done !== undefined || (textOnly && !entity.cantrip.requireDone));
       if (!terminated && cause === undefined) cause = wardThatFired(entity, turnInCast, deadline);
-      if (textOnly && !terminated && cause === undefined) entity.messages.push({ role: 'user', content: NO_GATE_CALLED });
+      if (textOnly && !terminated && cause === undefined) entity.remember({ role: 'user', content: NO_GATE_CALLED });
 
       const turn = entity.record({
         id: newTurnId(),

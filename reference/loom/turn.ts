@@ -1,0 +1,57 @@
+/**
+ * Helpers to build and seal {@link Turn} records. The loop fills a turn in; the loom seals it on append.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Turn, TurnMetadata, Usage } from '../../schemas/records.ts';
+
+/** A fresh, globally unique turn id (LOOM-2): `turn_` followed by a random UUID. */
+export function newTurnId(): string {
+  return `turn_${randomUUID()}`;
+}
+
+/**
+ * Metadata with zero usage and zero duration, stamped with `now` (LOOM-9). Used for `call` turns, which
+ * cost nothing, and as a starting point for a turn still being measured. Pass `now` from an injected clock.
+ */
+export function emptyMetadata(now: Date = new Date()): TurnMetadata {
+  return { tokens_prompt: 0, tokens_completion: 0, tokens_cached: 0, duration_ms: 0, timestamp: now.toISOString() };
+}
+
+/** Turn metadata from a crystal's usage and the turn's measured wall-clock duration (LOOM-9, PROD-3). */
+export function usageMetadata(usage: Usage, durationMs: number, now: Date = new Date()): TurnMetadata {
+  return {
+    tokens_prompt: usage.prompt,
+    tokens_completion: usage.completion,
+    tokens_cached: usage.cached,
+    duration_ms: durationMs,
+    timestamp: now.toISOString(),
+  };
+}
+
+/**
+ * Freezes `value` and everything reachable from it, in place, and returns it (LOOM-3). Stored turns are
+ * sealed this way so that a caller writing to a returned turn, or to its gate calls or metadata, gets a
+ * TypeError (ES modules run in strict mode) instead of silently rewriting history.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const key of Reflect.ownKeys(value)) {
+    deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+  }
+  return Object.freeze(value);
+}
+
+/**
+ * A deep, JSON-canonical, frozen copy of `turn`: exactly what a JSONL loom would give back on reload, so
+ * memory and disk agree, and later edits to the caller's object cannot reach the stored one (LOOM-3).
+ * Throws a TypeError naming the turn when it cannot be serialized (a cycle, a BigInt...).
+ */
+export function sealTurn(turn: Turn): Turn {
+  let text: string;
+  try {
+    text = JSON.stringify(turn);
+  } catch (error) {
+    throw new TypeError(`turn ${String(turn.id)}: not JSON-serializable (${(error as Error).message})`, { cause: error });
+  }
+  return deepFreeze(JSON.parse(text) as Turn);
+}

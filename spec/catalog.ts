@@ -1,0 +1,210 @@
+/**
+ * The rule catalog (`spec/rules.yaml`) as typed data: loaded with `yaml`, validated against
+ * `schemas/rules-catalog.schema.json`, then checked for what a schema cannot say (unique ids, known
+ * references, the canonical id list, levels consistent with clauses). Every problem names the file,
+ * the line and column when known, and what is wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { LineCounter, parseDocument } from 'yaml';
+import type { Feature } from '../schemas/adapter.ts';
+import { validate } from '../schemas/loader.ts';
+
+/** Obligation level; a MUST NOT counts as MUST. */
+export type RuleLevel = 'MUST' | 'SHOULD' | 'MAY';
+
+/** How the kit can observe a rule: through an adapter, only by inspecting an implementation, or not at all. */
+export type Testability = 'behavioral' | 'structural' | 'not-observable';
+
+/** `core` for rules every implementation must meet, otherwise the optional feature the rule belongs to. */
+export type RuleFeature = 'core' | Feature;
+
+/** The rule ids of draft 0.1.0, in catalog order (family by family, numbers ascending). */
+export const RULE_IDS = [
+  'LOOP-1', 'LOOP-2', 'LOOP-3', 'LOOP-4', 'LOOP-5', 'LOOP-6',
+  'CANTRIP-1', 'CANTRIP-2', 'CANTRIP-3',
+  'INTENT-1', 'INTENT-2', 'INTENT-3',
+  'ENTITY-1', 'ENTITY-2', 'ENTITY-3', 'ENTITY-4', 'ENTITY-5', 'ENTITY-6',
+  'CRYSTAL-1', 'CRYSTAL-2', 'CRYSTAL-3', 'CRYSTAL-4', 'CRYSTAL-5', 'CRYSTAL-6',
+  'CALL-1', 'CALL-2', 'CALL-3', 'CALL-4', 'CALL-5',
+  'CIRCLE-1', 'CIRCLE-2', 'CIRCLE-3', 'CIRCLE-4', 'CIRCLE-5', 'CIRCLE-6',
+  'CIRCLE-7', 'CIRCLE-8', 'CIRCLE-9', 'CIRCLE-10', 'CIRCLE-11',
+  'WARD-1',
+  'COMP-1', 'COMP-2', 'COMP-3', 'COMP-4', 'COMP-5', 'COMP-6', 'COMP-7', 'COMP-8', 'COMP-9',
+  'LOOM-1', 'LOOM-2', 'LOOM-3', 'LOOM-4', 'LOOM-5', 'LOOM-6',
+  'LOOM-7', 'LOOM-8', 'LOOM-9', 'LOOM-10', 'LOOM-11', 'LOOM-12',
+  'PROD-1', 'PROD-2', 'PROD-3', 'PROD-4', 'PROD-5',
+] as const;
+
+/** One of {@link RULE_IDS}. */
+export type RuleId = (typeof RULE_IDS)[number];
+
+/** One part of a rule that mixes levels (e.g. PROD-2: a MUST part and a SHOULD part). */
+export interface RuleClause {
+  level: RuleLevel;
+  summary: string;
+  /** Set when this part is observed differently from the rule as a whole. */
+  testability?: Testability;
+  testability_note?: string;
+}
+
+/** One numbered rule of the spec, as the catalog describes it. */
+export interface Rule {
+  id: RuleId;
+  chapter: number;
+  /** Section number and heading, e.g. `1.3 Termination and truncation`. */
+  section: string;
+  title: string;
+  /** The strongest level in the rule. */
+  level: RuleLevel;
+  /** Why the level was chosen when the spec states the rule without a keyword. */
+  level_note?: string;
+  clauses?: RuleClause[];
+  summary: string;
+  testability: Testability;
+  /** Always present for `structural` and `not-observable` rules. */
+  testability_note?: string;
+  feature: RuleFeature;
+  depends_on?: RuleId[];
+}
+
+/** The whole catalog file. */
+export interface Catalog {
+  spec_version: string;
+  format_version: number;
+  rules: Rule[];
+}
+
+/** A malformed catalog: `problems` holds one line per finding, each starting with `file:line:col`. */
+export class CatalogError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`${file}: the rule catalog is malformed:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'CatalogError';
+  }
+}
+
+/** Where the packaged catalog lives. */
+export const CATALOG_FILE = fileURLToPath(new URL('./rules.yaml', import.meta.url));
+
+const LEVEL_RANK: Record<RuleLevel, number> = { MUST: 3, SHOULD: 2, MAY: 1 };
+const ID_SET: ReadonlySet<string> = new Set(RULE_IDS);
+
+/** True when `value` is one of the draft's rule ids. */
+export function isRuleId(value: unknown): value is RuleId {
+  return typeof value === 'string' && ID_SET.has(value);
+}
+
+/**
+ * Parses and checks catalog text. `file` only labels error messages. Throws {@link CatalogError}
+ * listing every problem found, each with its position in the file.
+ */
+export function parseCatalog(text: string, file = '<catalog>'): Catalog {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const where = (path: readonly (string | number)[]): string => {
+    const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
+    const offset = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
+    if (offset === undefined) return file;
+    const { line, col } = lineCounter.linePos(offset);
+    return `${file}:${line}:${col}`;
+  };
+  if (doc.errors.length > 0) {
+    throw new CatalogError(
+      file,
+      doc.errors.map((e) => {
+        const { line, col } = lineCounter.linePos(e.pos[0]);
+        return `${file}:${line}:${col}: ${e.message}`;
+      }),
+    );
+  }
+  const value: unknown = doc.toJS();
+  const result = validate('rules-catalog', value);
+  if (!result.ok) {
+    throw new CatalogError(
+      file,
+      result.problems.map((p) => `${where(pointerPath(p.pointer))}: ${p.pointer}: ${p.message}`),
+    );
+  }
+  const catalog = value as Catalog;
+  const problems = semanticProblems(catalog).map(({ path, message }) => `${where(path)}: ${message}`);
+  if (problems.length > 0) throw new CatalogError(file, problems);
+  return catalog;
+}
+
+/** Reads and checks a catalog file; without an argument, the packaged `spec/rules.yaml` (cached). */
+export function loadCatalog(file?: string): Catalog {
+  if (file === undefined) {
+    cached ??= parseCatalog(readFileSync(CATALOG_FILE, 'utf8'), CATALOG_FILE);
+    return cached;
+  }
+  return parseCatalog(readFileSync(file, 'utf8'), file);
+}
+let cached: Catalog | undefined;
+
+/** The rule with this id from `catalog` (the packaged one by default). Throws on an unknown id. */
+export function ruleById(id: string, catalog: Catalog = loadCatalog()): Rule {
+  const rule = catalog.rules.find((r) => r.id === id);
+  if (!rule) throw new Error(`unknown rule id '${id}': the catalog (spec ${catalog.spec_version}) has no such rule`);
+  return rule;
+}
+
+/** The spec chapter that states rule `id` (1 = the loop ... 7 = production). Throws on an unknown id. */
+export function chapterOf(id: string, catalog: Catalog = loadCatalog()): number {
+  return ruleById(id, catalog).chapter;
+}
+
+/** The strongest of some levels (MUST > SHOULD > MAY). */
+export function strongestLevel(levels: readonly RuleLevel[]): RuleLevel | undefined {
+  let best: RuleLevel | undefined;
+  for (const level of levels) if (!best || LEVEL_RANK[level] > LEVEL_RANK[best]) best = level;
+  return best;
+}
+
+type Finding = { path: (string | number)[]; message: string };
+
+/** Checks a schema-valid catalog for what JSON Schema cannot express. */
+function semanticProblems(catalog: Catalog): Finding[] {
+  const found: Finding[] = [];
+  const seen = new Map<string, number>();
+  catalog.rules.forEach((rule, i) => {
+    const at = (...rest: (string | number)[]) => ['rules', i, ...rest];
+    const first = seen.get(rule.id);
+    if (first !== undefined) found.push({ path: at('id'), message: `duplicate id ${rule.id} (first at rules[${first}])` });
+    else seen.set(rule.id, i);
+    if (!isRuleId(rule.id)) found.push({ path: at('id'), message: `${rule.id} is not a rule of the draft spec` });
+    if (rule.section.split(/[. ]/)[0] !== String(rule.chapter)) {
+      found.push({ path: at('section'), message: `section '${rule.section}' is not in chapter ${rule.chapter}` });
+    }
+    if (rule.clauses) {
+      const strongest = strongestLevel(rule.clauses.map((c) => c.level));
+      if (strongest !== rule.level) {
+        found.push({ path: at('level'), message: `${rule.id}: level ${rule.level} but its strongest clause is ${strongest}` });
+      }
+    }
+    rule.depends_on?.forEach((dep, j) => {
+      if (dep === rule.id) found.push({ path: at('depends_on', j), message: `${rule.id} depends on itself` });
+      else if (!isRuleId(dep)) found.push({ path: at('depends_on', j), message: `${rule.id} depends on unknown rule ${dep}` });
+    });
+  });
+  const ids = catalog.rules.map((r) => r.id);
+  const missing = RULE_IDS.filter((id) => !seen.has(id));
+  if (missing.length > 0) found.push({ path: ['rules'], message: `missing rules: ${missing.join(', ')}` });
+  else if (ids.length === RULE_IDS.length && ids.some((id, k) => id !== RULE_IDS[k])) {
+    const k = ids.findIndex((id, n) => id !== RULE_IDS[n]);
+    found.push({ path: ['rules', k, 'id'], message: `rules out of catalog order: expected ${RULE_IDS[k]} at rules[${k}], found ${ids[k]}` });
+  }
+  return found;
+}
+
+/** `/rules/3/id` -> ['rules', 3, 'id']. */
+function pointerPath(pointer: string): (string | number)[] {
+  if (pointer === '/' || pointer === '') return [];
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^[0-9]+$/.test(part) ? Number(part) : part));
+}
