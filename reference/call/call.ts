@@ -1,5 +1,6 @@
 import type { CallRecord, Hyperparameters, Message } from '../../schemas/index.ts';
 import { CantripError } from '../errors.ts';
+import { deepFreeze } from '../freeze.ts';
 
 /**
  * The call: the entity's fixed identity, a system prompt and sampling hyperparameters (chapter 3).
@@ -39,12 +40,4 @@ export function callMessages(call: Call): Message[] {
 /** The call as the loom stores it on a `call` turn (CALL-4). */
 export function callRecord(call: Call): CallRecord {
   return { system_prompt: call.systemPrompt, hyperparameters: structuredClone(call.hyperparameters) as Hyperparameters };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }

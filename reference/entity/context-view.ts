@@ -1,4 +1,5 @@
 import type { Message } from '../../schemas/index.ts';
+import { deepFreeze } from '../freeze.ts';
 
 /**
  * A read-only snapshot of the working context, made in constant time.
@@ -53,13 +54,5 @@ function toIndex(key: string | symbol): number | undefined {
 
 /** Freezes a message and everything in it, so no holder of a view can alter the log (INTENT-3). */
 export function sealMessage(message: Message): Message {
-  const copy = structuredClone(message);
-  const freeze = (value: unknown): void => {
-    if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-      Object.freeze(value);
-      for (const inner of Object.values(value)) freeze(inner);
-    }
-  };
-  freeze(copy);
-  return copy;
+  return deepFreeze(structuredClone(message));
 }

@@ -8,7 +8,8 @@ import { loomLineProblem, rewardProblem, turnProblem } from './loom-line.ts';
 import { MemoryStorage } from './memory-storage.ts';
 import type { LoomStorage, TornTail } from './storage.ts';
 import { threadToJsonl, type Redactor } from './thread-export.ts';
-import { deepFreeze, sealTurn } from './turn.ts';
+import { deepFreeze } from '../freeze.ts';
+import { sealTurn } from './turn.ts';
 
 export interface LoomOptions {
   /** Applied to string values of exported threads only; stored turns are never touched. */

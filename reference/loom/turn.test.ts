@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import type { Turn } from '../../schemas/records.ts';
 import { sampleCrystalTurn } from './sample-turns.ts';
-import { deepFreeze, emptyMetadata, sealTurn } from './turn.ts';
+import { deepFreeze } from '../freeze.ts';
+import { emptyMetadata, sealTurn } from './turn.ts';
 
 describe('turn helpers (LOOM-3, LOOM-9)', () => {
   it('LOOM-9: emptyMetadata records zero usage, zero duration and the given time', () => {

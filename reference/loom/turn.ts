@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Turn, TurnMetadata, Usage } from '../../schemas/records.ts';
+import { deepFreeze } from '../freeze.ts';
 
 /** A fresh, globally unique turn id (LOOM-2): `turn_` followed by a random UUID. */
 export function newTurnId(): string {
@@ -26,19 +27,6 @@ export function usageMetadata(usage: Usage, durationMs: number, now: Date = new 
     duration_ms: durationMs,
     timestamp: now.toISOString(),
   };
-}
-
-/**
- * Freezes `value` and everything reachable from it, in place, and returns it (LOOM-3). Stored turns are
- * sealed this way so that a caller writing to a returned turn, or to its gate calls or metadata, gets a
- * TypeError (ES modules run in strict mode) instead of silently rewriting history.
- */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  for (const key of Reflect.ownKeys(value)) {
-    deepFreeze((value as Record<PropertyKey, unknown>)[key]);
-  }
-  return Object.freeze(value);
 }
 
 /**

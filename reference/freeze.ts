@@ -1,0 +1,13 @@
+/**
+ * Freezes `value` and everything reachable from it, in place, and returns it. The reference seals
+ * whatever must never change after creation this way (the call, CALL-1; stored turns, LOOM-3; the
+ * message log, INTENT-3): a write to a sealed object throws a TypeError in strict-mode code, which
+ * every ES module is, instead of silently rewriting history.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const key of Reflect.ownKeys(value)) {
+    deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+  }
+  return Object.freeze(value);
+}
