@@ -33,7 +33,13 @@ export function validateResponse(response: unknown): CrystalResponse {
     seen.add(call.id);
   });
   const usage = candidate.usage ?? { prompt: 0, completion: 0, cached: 0 };
-  return { ...candidate, content: content ?? null, usage } as CrystalResponse;
+  // Fresh objects throughout, so the loop owns what it stores and the crystal cannot change it later.
+  return {
+    ...candidate,
+    content: content ?? null,
+    usage: { prompt: usage.prompt, completion: usage.completion, cached: usage.cached },
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map(({ id, gate, arguments: args }) => ({ id, gate, arguments: args })) } : {}),
+  } as CrystalResponse;
 }
 
 function checkToolCall(call: ToolCall, index: number): void {

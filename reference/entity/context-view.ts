@@ -52,7 +52,10 @@ function toIndex(key: string | symbol): number | undefined {
   return Number.isInteger(index) && index >= 0 && String(index) === key ? index : undefined;
 }
 
-/** Freezes a message and everything in it, so no holder of a view can alter the log (INTENT-3). */
+/**
+ * Freezes a message and everything in it, so no holder of a view can alter the log (INTENT-3). The
+ * message must be the caller's own, fresh object (the loop builds every message it remembers).
+ */
 export function sealMessage(message: Message): Message {
-  return deepFreeze(structuredClone(message));
+  return deepFreeze(message);
 }
