@@ -1,0 +1,13 @@
+export { createAnthropicCrystal, ANTHROPIC_BASE_URL, ANTHROPIC_VERSION } from './anthropic.ts';
+export { createGeminiCrystal, GEMINI_BASE_URL } from './gemini.ts';
+export { createLocalCrystal, type LocalOptions } from './local.ts';
+export { createOpenAICrystal, OPENAI_BASE_URL } from './openai.ts';
+export { createOpenAICompatibleCrystal, type OpenAICompatibleConfig } from './openai-compatible.ts';
+export { createOpenRouterCrystal, OPENROUTER_BASE_URL, type OpenRouterOptions } from './openrouter.ts';
+export { resolveCrystal, FAMILIES, type Family, type ResolveOptions } from './resolve.ts';
+export { KEY_VARIABLES, LOCAL_KEY_VARIABLE, requireKey, type HostedFamily } from './env.ts';
+export { requireToolUse, DEFAULT_MAX_REPROMPTS } from './tool-choice.ts';
+export type { ProviderOptions } from './options.ts';
+export type { CrystalStreamData } from './events.ts';
+export type { FinishReason, ProviderMetadata } from './metadata.ts';
+export type { IdMaker } from './ids.ts';
