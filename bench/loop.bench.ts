@@ -38,7 +38,6 @@ async function timeCast(turns: number): Promise<number> {
     crystal: zeroLatencyCrystal(turns),
     call: createCall({ systemPrompt: 'bench' }),
     circle: createCircle({ gates: [doneGate(), echo], wards: { maxTurns: turns + 1 } }),
-    retry: false,
   });
   const started = process.hrtime.bigint();
   const result = await cantrip.cast('run');

@@ -21,6 +21,7 @@ import type { Entity } from '../entity/entity.ts';
 import type { CastResult } from '../entity/loop.ts';
 import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
+import { withRetry } from '../production/retry.ts';
 
 /**
  * The reference implementation behind the adapter contract (`schemas/adapter.ts`): the harness
@@ -118,12 +119,11 @@ function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantrip {
   };
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
-    crystal: hostCrystal(host, setup.crystal.name, setup.crystal.context_window),
+    crystal: withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }),
     call: createCall({ systemPrompt: setup.call.system_prompt ?? null, hyperparameters: setup.call.hyperparameters ?? {} }),
     circle: createCircle({ gates: setup.circle.gates.map((gate) => buildGate(gate, host)), wards }),
     requireDone: setup.require_done ?? false,
     loom,
-    retry: { sleep: (ms) => host.sleep(ms) },
     onEvent: host.event ? (event) => host.event?.(event) : undefined,
   });
 }

@@ -9,7 +9,6 @@ import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
 import { emptyMetadata, newTurnId } from '../loom/turn.ts';
 import type { EventSink } from '../production/events.ts';
-import { withRetry, type RetryPolicy } from '../production/retry.ts';
 import { contextFromThread } from './context.ts';
 import { Entity, newEntityId } from './entity.ts';
 import type { CastResult } from './loop.ts';
@@ -23,8 +22,6 @@ export interface CantripOptions {
   requireDone?: boolean;
   /** Where turns go; a fresh in-memory loom by default. Share one loom to get one tree (LOOM-12). */
   loom?: Loom;
-  /** PROD-2: retry policy at the crystal boundary (default: 3 retries from 1 s); `false` for none. */
-  retry?: RetryPolicy | false;
   /** Streaming events: an observation channel only. */
   onEvent?: EventSink;
 }
@@ -66,7 +63,8 @@ export function createCantrip(options: CantripOptions): Cantrip {
   }
   const id = `cantrip_${randomUUID()}`;
   const loom = options.loom ?? new Loom();
-  const crystal = options.retry === false ? options.crystal : withRetry(options.crystal, options.retry);
+  // Retries (PROD-2) belong to the crystal: wrap it with `withRetry` (providers do) so the loop sees one query.
+  const crystal = options.crystal;
   let callTurn: Turn | undefined;
 
   /** CALL-4: the call is stored once, as the root every thread of this cantrip starts from. */

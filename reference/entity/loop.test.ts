@@ -146,7 +146,6 @@ describe('cantrip, intent and entity (§1.4)', () => {
       crystal,
       call: createCall({ systemPrompt: 'sys' }),
       circle: createCircle({ gates: [doneGate(), echoGate()], wards: { maxTurns: 5 } }),
-      retry: false,
     });
     const result = await cantrip.cast('original intent');
     // Requests are recorded before the crystal tampers with them: each turn was sent the original.

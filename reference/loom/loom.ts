@@ -22,6 +22,11 @@ export interface LoomLoadReport {
   lines: number;
   /** A record cut off by a crash, skipped on load (see JsonlStorage). */
   torn?: TornTail;
+  /**
+   * Turns whose parent never reached storage: a child subtree whose spawning turn was the torn record.
+   * They are kept (every complete line is), but a path through them stops at the missing parent.
+   */
+  orphans?: string[];
 }
 
 /**
@@ -49,14 +54,37 @@ export class Loom {
   readonly #turns = new Map<string, Turn>();
   readonly #children = new Map<string, string[]>();
   readonly #order: string[] = [];
+  /** Ids of turns still in progress that children may already hang from (see {@link reserve}). */
+  readonly #reserved = new Set<string>();
 
   /** Loads every line already in `storage` (turns and reward annotations), in order. */
   constructor(storage: LoomStorage = new MemoryStorage(), options: LoomOptions = {}) {
     this.#storage = storage;
     this.#redact = options.redact;
     const load = storage.load();
-    load.lines.forEach((line, index) => this.#replay(line, index + 1));
-    this.loadReport = load.torn ? { lines: load.lines.length, torn: load.torn } : { lines: load.lines.length };
+    const awaited = new Map<string, number>();
+    load.lines.forEach((line, index) => this.#replay(line, index + 1, awaited));
+    const orphans = [...awaited.keys()].flatMap((parent) => (this.#children.get(parent) ?? []));
+    if (orphans.length > 0 && !load.torn) {
+      const [parent, lineNumber] = [...awaited][0]!;
+      throw new LoomLoadError(storage.location ?? 'storage', lineNumber, `parent ${parent} is never stored`);
+    }
+    this.loadReport = {
+      lines: load.lines.length,
+      ...(load.torn ? { torn: load.torn } : {}),
+      ...(orphans.length > 0 ? { orphans } : {}),
+    };
+  }
+
+  /**
+   * Announces the id of a turn that is still running, so that turns of a child entity it spawns can
+   * hang from it before it is itself recorded (COMP-5): the child's turns reach the loom as they happen
+   * (LOOM-1), and the spawning turn follows when its gate calls are done. In storage a child's lines may
+   * therefore precede their parent's line; the loader accepts that.
+   */
+  reserve(id: string): void {
+    if (this.#turns.has(id)) throw new CantripError('loom_append_only', `turn ${id} is already in the loom`);
+    this.#reserved.add(id);
   }
 
   /** How many turns the loom holds. */
@@ -76,12 +104,13 @@ export class Loom {
     if (this.#turns.has(turn.id)) {
       throw new CantripError('loom_append_only', `turn ${turn.id} is already in the loom and cannot be replaced`);
     }
-    if (turn.parent_id !== null && !this.#turns.has(turn.parent_id)) {
+    if (turn.parent_id !== null && !this.#turns.has(turn.parent_id) && !this.#reserved.has(turn.parent_id)) {
       throw new CantripError('unknown_turn', `turn ${turn.id}: parent ${turn.parent_id} is not in the loom`);
     }
     const stored = sealTurn(turn);
     this.#storage.append(Object.freeze({ kind: 'turn', turn: stored }));
     this.#index(stored);
+    this.#reserved.delete(stored.id);
     return stored;
   }
 
@@ -170,7 +199,7 @@ export class Loom {
     return threadToJsonl(this.thread(leafId), this.#redact);
   }
 
-  #replay(line: LoomLine, lineNumber: number): void {
+  #replay(line: LoomLine, lineNumber: number, awaited: Map<string, number>): void {
     const fail = (reason: string): never => {
       throw new LoomLoadError(this.#storage.location ?? 'storage', lineNumber, reason);
     };
@@ -183,7 +212,9 @@ export class Loom {
     }
     const { id, parent_id } = line.turn;
     if (this.#turns.has(id)) fail(`turn ${id} appears twice`);
-    if (parent_id !== null && !this.#turns.has(parent_id)) fail(`turn ${id}: parent ${parent_id} is not stored before it`);
+    // A child's turns are written while its spawning turn is still running, so a parent may come later.
+    if (parent_id !== null && !this.#turns.has(parent_id) && !awaited.has(parent_id)) awaited.set(parent_id, lineNumber);
+    awaited.delete(id);
     this.#index(deepFreeze(line.turn));
   }
 

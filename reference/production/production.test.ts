@@ -11,9 +11,8 @@ const status = (code: number) => ({ throws: new CrystalError('crystal_error', `H
 describe('production (chapter 7)', () => {
   it('PROD-2: 429 and 5xx are retried with backoff 1 s, 2 s, 4 s, and a retried query is one turn', async () => {
     const waits: number[] = [];
-    const { crystal, cantrip } = scriptedCantrip([status(429), status(503), status(500), { tool_calls: [gateCall('done', { answer: 'ok' })] }], {
-      extra: { retry: { sleep: async (ms) => void waits.push(ms) } },
-    });
+    const crystal = new ScriptedCrystal([status(429), status(503), status(500), { tool_calls: [gateCall('done', { answer: 'ok' })] }]);
+    const { cantrip } = scriptedCantrip([], { crystal: withRetry(crystal, { sleep: async (ms) => void waits.push(ms) }) });
     const result = await cantrip.cast('go');
     expect(waits).toEqual([1000, 2000, 4000]);
     expect(crystal.requests).toHaveLength(4);
@@ -23,9 +22,8 @@ describe('production (chapter 7)', () => {
 
   it('PROD-2: after three retries the failure ends the cast with crystal_error', async () => {
     const waits: number[] = [];
-    const { crystal, cantrip } = scriptedCantrip([status(500), status(500), status(500), status(500), { content: 'never reached' }], {
-      extra: { retry: { sleep: async (ms) => void waits.push(ms) } },
-    });
+    const crystal = new ScriptedCrystal([status(500), status(500), status(500), status(500), { content: 'never reached' }]);
+    const { cantrip } = scriptedCantrip([], { crystal: withRetry(crystal, { sleep: async (ms) => void waits.push(ms) }) });
     const result = await cantrip.cast('go');
     expect(crystal.requests).toHaveLength(4);
     expect(waits).toHaveLength(3);

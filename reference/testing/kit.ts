@@ -9,6 +9,7 @@ import { doneGate } from '../circle/done.ts';
 import { defineGate, type Gate } from '../circle/gate.ts';
 import type { Wards } from '../circle/wards.ts';
 import { ScriptedCrystal, type ScriptStep } from '../crystal/scripted.ts';
+import type { Crystal } from '../crystal/contract.ts';
 import { createCantrip, type CantripOptions } from '../entity/cantrip.ts';
 import type { Loom } from '../loom/loom.ts';
 
@@ -38,17 +39,18 @@ export function scriptedCantrip(
     gates?: Gate[];
     loom?: Loom;
     extra?: Partial<CantripOptions>;
+    /** Replaces the scripted crystal built from `script` (e.g. a retrying wrapper around one). */
+    crystal?: Crystal;
   } = {},
 ) {
-  const crystal = new ScriptedCrystal(script);
+  const crystal = options.crystal ?? new ScriptedCrystal(script);
   const cantrip = createCantrip({
     crystal,
     call: createCall({ systemPrompt: options.systemPrompt === undefined ? 'You are a careful assistant.' : options.systemPrompt, hyperparameters: { temperature: 0.2 } }),
     circle: createCircle({ gates: options.gates ?? [doneGate(), echoGate(), failGate()], wards: options.wards ?? { maxTurns: 10 } }),
     requireDone: options.requireDone ?? false,
-    retry: false,
     ...(options.loom ? { loom: options.loom } : {}),
     ...options.extra,
   });
-  return { crystal, cantrip };
+  return { crystal: crystal as ScriptedCrystal, cantrip };
 }
