@@ -1,5 +1,6 @@
 import type {
   Adapter,
+  CallSetup,
   CantripSetup,
   CastOutcome,
   Description,
@@ -21,6 +22,8 @@ import type { Entity } from '../entity/entity.ts';
 import type { CastResult } from '../entity/loop.ts';
 import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
+import { callEntityBatchGate } from '../composition/call-entity-batch.ts';
+import { callEntityGate } from '../composition/call-entity.ts';
 import { withRetry } from '../production/retry.ts';
 
 /**
@@ -43,7 +46,7 @@ export function createReferenceAdapter(): Adapter {
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'streaming'],
+        features: ['fork', 'streaming', 'composition'],
         fork_strategies: ['snapshot'],
       };
     },
@@ -120,15 +123,15 @@ function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantrip {
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
     crystal: withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }),
-    call: createCall({ systemPrompt: setup.call.system_prompt ?? null, hyperparameters: setup.call.hyperparameters ?? {} }),
-    circle: createCircle({ gates: setup.circle.gates.map((gate) => buildGate(gate, host)), wards }),
+    call: toCall(setup.call),
+    circle: createCircle({ gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards)), wards }),
     requireDone: setup.require_done ?? false,
     loom,
     onEvent: host.event ? (event) => host.event?.(event) : undefined,
   });
 }
 
-function buildGate(setup: GateSetup, host: Host): Gate {
+function buildGate(setup: GateSetup, host: Host, wards: Wards): Gate {
   if ('test' in setup) {
     return defineGate(
       setup.test,
@@ -141,7 +144,21 @@ function buildGate(setup: GateSetup, host: Host): Gate {
     );
   }
   if (setup.name === 'done') return doneGate();
+  if (setup.name === 'call_entity' || setup.name === 'call_entity_batch') {
+    const composition = setup as { crystal?: string; call?: CallSetup };
+    const dependencies = {
+      ...(composition.crystal ? { crystal: withRetry(hostCrystal(host, composition.crystal, undefined), { sleep: (ms: number) => host.sleep(ms) }) } : {}),
+      ...(composition.call ? { call: toCall(composition.call) } : {}),
+    };
+    return setup.name === 'call_entity'
+      ? callEntityGate(dependencies)
+      : callEntityBatchGate(dependencies, wards.maxConcurrency === undefined ? {} : { maxConcurrency: wards.maxConcurrency });
+  }
   throw new CantripError('unsupported', `gate '${setup.name}' is not supported by this adapter yet`);
+}
+
+function toCall(setup: CallSetup) {
+  return createCall({ systemPrompt: setup.system_prompt ?? null, hyperparameters: setup.hyperparameters ?? {} });
 }
 
 /** A crystal that forwards each query to the harness's scripted crystal. */

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../../schemas/index.ts';
 import { CantripError } from '../errors.ts';
 import { DONE } from './done.ts';
+import { COMPOSITION_GATES } from '../composition/names.ts';
 import type { Gate } from './gate.ts';
 import { conversationMedium } from './medium/conversation.ts';
 import type { Medium } from './medium/medium.ts';
@@ -23,6 +24,8 @@ export interface Circle {
  */
 export function createCircle(options: { gates: readonly Gate[]; wards: Wards; medium?: Medium }): Circle {
   const removed = new Set(options.wards.removeGates ?? []);
+  // COMP-6: with no depth left the composition gates are warded off entirely.
+  if (options.wards.maxDepth === 0) for (const name of COMPOSITION_GATES) removed.add(name);
   const gates = new Map<string, Gate>();
   for (const gate of options.gates) {
     const name = gate.definition.name;

@@ -1,4 +1,6 @@
 import type { ToolDefinition } from '../../schemas/index.ts';
+import type { Call } from '../call/call.ts';
+import type { Crystal } from '../crystal/contract.ts';
 
 /** What a gate learns about the call in progress; never the entity's context. */
 export interface GateContext {
@@ -6,6 +8,34 @@ export interface GateContext {
   toolCallId: string;
   /** Aborted when a ward or a parent ends the entity mid-call; a long gate should stop on it. */
   signal: AbortSignal;
+  /** The id the turn making this call will have in the loom; child entities hang from it (COMP-5). */
+  turnId: string;
+  /** Starts a child entity under the calling one; present for the composition gates' use (chapter 5). */
+  spawn?: (request: ChildRequest) => Promise<ChildOutcome>;
+}
+
+/** What a composition gate asks for: one child entity pursuing `intent` (COMP-1, COMP-4, COMP-7). */
+export interface ChildRequest {
+  intent: string;
+  /** Data handed to the child alongside its intent. */
+  context?: unknown;
+  /** The child's crystal; the parent's when absent (COMP-7). */
+  crystal?: Crystal;
+  /** The child's call; the parent's when absent (COMP-7). */
+  call?: Call;
+  /** A tighter turn cap for the child; composed with the parent's by WARD-1. */
+  maxTurns?: number;
+  /** The gates the child gets, a subset of the parent's (COMP-1); all of them when absent. */
+  gates?: string[];
+}
+
+/** How a child's cast ended, as its parent's gate sees it. */
+export interface ChildOutcome {
+  entityId: string;
+  status: 'terminated' | 'truncated';
+  result?: unknown;
+  truncationCause?: string;
+  summary?: string;
 }
 
 /**

@@ -24,6 +24,10 @@ export interface CantripOptions {
   loom?: Loom;
   /** Streaming events: an observation channel only. */
   onEvent?: EventSink;
+  /** For a child cantrip: the parent turn that spawned it; its call turn hangs there (COMP-5). */
+  spawnedBy?: string;
+  /** Data handed to entities of this cantrip with their first intent (a child's `context`). */
+  context?: unknown;
 }
 
 /** A cantrip: a reusable value binding a crystal to a circle through a call (CANTRIP-1, CANTRIP-2). */
@@ -35,6 +39,7 @@ export interface Cantrip {
   readonly requireDone: boolean;
   readonly loom: Loom;
   readonly onEvent: EventSink | undefined;
+  readonly context: unknown;
   /** Invoke, run one intent, dispose (§1.5). Each cast is a new, independent entity (CANTRIP-2). */
   cast(intent: string): Promise<CastResult>;
   /** A persistent entity that takes intents one cast at a time (ENTITY-5, ENTITY-6). */
@@ -67,11 +72,14 @@ export function createCantrip(options: CantripOptions): Cantrip {
   const crystal = options.crystal;
   let callTurn: Turn | undefined;
 
-  /** CALL-4: the call is stored once, as the root every thread of this cantrip starts from. */
+  /**
+   * CALL-4: the call is stored once, as the root every thread of this cantrip starts from. A child
+   * cantrip's call turn hangs from the parent turn that spawned it instead (COMP-5).
+   */
   const callTurnId = (): string => {
     callTurn ??= loom.append({
       id: newTurnId(),
-      parent_id: null,
+      parent_id: options.spawnedBy ?? null,
       cantrip_id: id,
       entity_id: null,
       role: 'call',
@@ -96,6 +104,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
     requireDone: options.requireDone ?? false,
     loom,
     onEvent: options.onEvent,
+    context: options.context,
     async cast(intent: string) {
       // INTENT-1 is checked before an entity exists, so a refused cast leaves nothing in the loom.
       if (typeof intent !== 'string' || intent.trim() === '') {

@@ -42,6 +42,8 @@ export class Entity {
   private casting = false;
   private stopped: string | undefined;
   private readonly stopListeners = new Set<() => void>();
+  /** Casts of child entities still running, so a finished parent can wait for them to wind down (COMP-9). */
+  private readonly children = new Set<Promise<unknown>>();
 
   constructor(
     readonly cantrip: Cantrip,
@@ -118,6 +120,27 @@ export class Entity {
     this.sequence = turn.sequence;
     this.forkedFrom = undefined;
     return turn;
+  }
+
+  /** Follows a child's cast until it settles. */
+  track(child: Promise<unknown>): void {
+    this.children.add(child);
+    const forget = () => this.children.delete(child);
+    child.then(forget, forget);
+  }
+
+  /**
+   * Waits (at most `boundMs`) for running children to finish recording: called when this entity's cast
+   * ends, after its turn was aborted, so their `parent_terminated` turns are in the loom (COMP-9).
+   */
+  async windDownChildren(boundMs: number): Promise<void> {
+    if (this.children.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+    });
+    await Promise.race([Promise.allSettled([...this.children]), bound]);
+    clearTimeout(timer);
   }
 
   /** Ends a running cast from outside (a parent that finished, COMP-9); the cast records `parent_terminated`. */

@@ -8,6 +8,7 @@ import { addUsage, billedTokens } from '../production/usage.ts';
 import { bounded, DeadlinePassed } from './deadline.ts';
 import type { Entity } from './entity.ts';
 import { truncationSummary } from './truncation-summary.ts';
+import { CHILD_WIND_DOWN_MS, spawnChild } from '../composition/spawn.ts';
 
 /** What the circle tells an entity whose text-only reply did not end a `require_done` cast (LOOP-6). */
 export const NO_GATE_CALLED = 'No gate was called. The task ends only when you call done(answer).';
@@ -51,11 +52,19 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
   const controller = new AbortController();
   const stopOnParent = () => controller.abort(entity.stopReason());
   entity.onStop(stopOnParent);
+  const firstCast = entity.messages.length === 0;
   if (start.intent !== null) entity.remember({ role: 'user', content: start.intent });
+  // A child's data follows its intent, once, so the intent stays the first user message (INTENT-2).
+  if (firstCast && start.intent !== null && entity.cantrip.context !== undefined) {
+    entity.remember({ role: 'user', content: `Context data:\n${JSON.stringify(entity.cantrip.context)}` });
+  }
   const turns: Turn[] = [];
   try {
     for (let turnInCast = 1; ; turnInCast++) {
       const began = Date.now();
+      const turnId = newTurnId();
+      // Children spawned during this turn hang from it before it is recorded (COMP-5).
+      entity.cantrip.loom.reserve(turnId);
       const request: CrystalRequest = {
         messages: entity.workingContext(),
         tools: circle.tools as ToolDefinition[],
@@ -77,7 +86,12 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         if (response.tool_calls?.length) {
           const session = await entity.session();
           action = await bounded(
-            session.act(response.tool_calls, { entityId: entity.id, signal: controller.signal }),
+            session.act(response.tool_calls, {
+              entityId: entity.id,
+              signal: controller.signal,
+              turnId,
+              spawn: (request) => spawnChild(entity, turnId, controller.signal, request),
+            }),
             deadline,
             controller,
           );
@@ -104,7 +118,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       if (textOnly && !terminated && cause === undefined) entity.remember({ role: 'user', content: NO_GATE_CALLED });
 
       const turn = entity.record({
-        id: newTurnId(),
+        id: turnId,
         role: 'crystal',
         utterance: response?.content ?? '',
         observation: observationOf(action, textOnly, terminated, failure, cause),
@@ -139,6 +153,9 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
     }
   } finally {
     entity.offStop(stopOnParent);
+    // COMP-9: children still running when this cast ends are stopped and given time to record it.
+    controller.abort(entity.stopReason() ?? 'cast ended');
+    await entity.windDownChildren(CHILD_WIND_DOWN_MS);
   }
 }
 

@@ -2,7 +2,7 @@ import type { GateCallRecord, Message, ToolCall } from '../../../schemas/index.t
 import type { Gate } from '../gate.ts';
 import { DONE } from '../done.ts';
 import { executeGate } from '../gate-execution.ts';
-import type { Action, Medium, MediumSession } from './medium.ts';
+import type { Action, ActContext, Medium, MediumSession } from './medium.ts';
 
 /**
  * The conversation medium of a tool-calling circle (§4.5): gates are presented as tools, and an
@@ -24,7 +24,7 @@ export const conversationMedium: Medium = Object.freeze({
 async function act(
   gates: ReadonlyMap<string, Gate>,
   toolCalls: readonly ToolCall[],
-  context: { entityId: string; signal: AbortSignal },
+  context: ActContext,
 ): Promise<Action> {
   const gateCalls: GateCallRecord[] = [];
   const messages: Message[] = [];
@@ -34,11 +34,7 @@ async function act(
       messages.push({ role: 'tool', tool_call_id: call.id, content: 'skipped: done was already called' });
       continue;
     }
-    const record = await executeGate(gates, call.gate, JSON.parse(call.arguments), {
-      entityId: context.entityId,
-      toolCallId: call.id,
-      signal: context.signal,
-    });
+    const record = await executeGate(gates, call.gate, JSON.parse(call.arguments), { ...context, toolCallId: call.id });
     gateCalls.push(record);
     messages.push({ role: 'tool', tool_call_id: call.id, content: renderRecord(record) });
     if (call.gate === DONE && record.ok) done = { answer: record.result };

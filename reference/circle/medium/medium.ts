@@ -1,5 +1,5 @@
 import type { GateCallRecord, Message, ToolCall, ToolDefinition } from '../../../schemas/index.ts';
-import type { Gate } from '../gate.ts';
+import type { Gate, GateContext } from '../gate.ts';
 
 /** What one utterance did in the medium: the turn's single composite observation (CIRCLE-7). */
 export interface Action {
@@ -13,9 +13,12 @@ export interface Action {
   messages: Message[];
 }
 
+/** What a medium passes on to every gate call of one utterance. */
+export type ActContext = Omit<GateContext, 'toolCallId'>;
+
 /** Per-entity state of a medium, e.g. a sandbox whose variables persist across turns (CIRCLE-9). */
 export interface MediumSession {
-  act(toolCalls: readonly ToolCall[], context: { entityId: string; signal: AbortSignal }): Promise<Action>;
+  act(toolCalls: readonly ToolCall[], context: ActContext): Promise<Action>;
   dispose(): void;
 }
 

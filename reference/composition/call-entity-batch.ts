@@ -1,0 +1,50 @@
+import { defineGate, type Gate } from '../circle/gate.ts';
+import { toGateError } from '../circle/gate-execution.ts';
+import { CantripError } from '../errors.ts';
+import { answerOf, CHILD_REQUEST_SCHEMA, runChild, type CompositionDependencies } from './call-entity.ts';
+import { CALL_ENTITY_BATCH } from './names.ts';
+
+/** Children of one batch running at once when no `maxConcurrency` ward says otherwise. */
+export const DEFAULT_BATCH_CONCURRENCY = 8;
+
+/**
+ * The `call_entity_batch` gate (§5.2): runs several children at once (COMP-3), at most
+ * `maxConcurrency` at a time (a ward), and returns one entry per request IN REQUEST ORDER, whatever
+ * order they finish in: `{ ok: true, result }` or `{ ok: false, error }`. One child's failure is that
+ * entry's error, not the batch's (COMP-8).
+ */
+export function callEntityBatchGate(dependencies: CompositionDependencies = {}, options: { maxConcurrency?: number } = {}): Gate {
+  return defineGate(
+    {
+      name: CALL_ENTITY_BATCH,
+      description: 'Delegate several sub-tasks to child entities running concurrently; returns their results in request order.',
+      parameters: {
+        type: 'object',
+        properties: { intents: { type: 'array', items: CHILD_REQUEST_SCHEMA, minItems: 1, description: 'One entry per child.' } },
+        required: ['intents'],
+      },
+    },
+    async (args, context) => {
+      const requests = args.intents;
+      if (!Array.isArray(requests) || requests.length === 0) {
+        throw new CantripError('invalid_gate_arguments', 'intents must be a non-empty list');
+      }
+      const limit = Math.max(1, options.maxConcurrency ?? DEFAULT_BATCH_CONCURRENCY);
+      const results: unknown[] = new Array(requests.length);
+      let next = 0;
+      // A small pool: each worker takes the next request; results land at their request's index.
+      const worker = async () => {
+        while (next < requests.length) {
+          const index = next++;
+          try {
+            results[index] = { ok: true, result: answerOf(await runChild(requests[index], context, dependencies)) };
+          } catch (error) {
+            results[index] = { ok: false, error: toGateError(error) };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(limit, requests.length) }, worker));
+      return results;
+    },
+  );
+}

@@ -1,0 +1,78 @@
+import type { Call } from '../call/call.ts';
+import { createCall } from '../call/call.ts';
+import { defineGate, type ChildOutcome, type ChildRequest, type Gate, type GateContext } from '../circle/gate.ts';
+import type { Crystal } from '../crystal/contract.ts';
+import { CantripError } from '../errors.ts';
+import { CALL_ENTITY } from './names.ts';
+
+/** What a composition gate is built with (CIRCLE-10): the child's crystal and call, fixed before any entity runs. */
+export interface CompositionDependencies {
+  crystal?: Crystal;
+  call?: Call;
+}
+
+/** The JSON Schema of one child request, shared by call_entity and call_entity_batch. */
+export const CHILD_REQUEST_SCHEMA = {
+  type: 'object',
+  properties: {
+    intent: { type: 'string', description: 'What the child entity should achieve.' },
+    context: { description: 'Data handed to the child with its intent.' },
+    system_prompt: { type: 'string', description: "The child's system prompt; the parent's when absent." },
+    max_turns: { type: 'integer', minimum: 1, description: 'A tighter turn cap for the child.' },
+    gates: { type: 'array', items: { type: 'string' }, description: "Which of this circle's gates the child gets; all when absent." },
+  },
+  required: ['intent'],
+} as const;
+
+/**
+ * The `call_entity` gate (§5.1): runs one child entity and returns its answer (COMP-2). A child that
+ * does not finish with `done` (its crystal fails, or a ward cuts it off) is reported to the parent as a
+ * failed gate call with code `child_failed`, never as the parent's own failure (COMP-8).
+ */
+export function callEntityGate(dependencies: CompositionDependencies = {}): Gate {
+  return defineGate(
+    {
+      name: CALL_ENTITY,
+      description: 'Delegate a sub-task to a child entity with a fresh context; waits for it and returns its answer.',
+      parameters: CHILD_REQUEST_SCHEMA,
+    },
+    async (args, context) => answerOf(await runChild(args, context, dependencies)),
+  );
+}
+
+/** Parses one child request and runs it through the calling entity's `spawn`. */
+export async function runChild(args: unknown, context: GateContext, dependencies: CompositionDependencies): Promise<ChildOutcome> {
+  if (!context.spawn) throw new CantripError('unsupported', 'this entity cannot spawn children');
+  return context.spawn(childRequest(args, dependencies));
+}
+
+/** The child's answer, or the `child_failed` error a parent sees for a child that did not finish (COMP-8). */
+export function answerOf(outcome: ChildOutcome): unknown {
+  if (outcome.status === 'terminated') return outcome.result ?? null;
+  throw new CantripError('child_failed', `child ${outcome.entityId} was cut off (${outcome.truncationCause}): ${outcome.summary ?? ''}`);
+}
+
+function childRequest(args: unknown, dependencies: CompositionDependencies): ChildRequest {
+  const fields = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+  const { intent, context, system_prompt: systemPrompt, max_turns: maxTurns, gates } = fields;
+  if (typeof intent !== 'string' || intent.trim() === '') throw new CantripError('missing_intent', 'a child needs an intent');
+  if (systemPrompt !== undefined && typeof systemPrompt !== 'string') throw invalid('system_prompt must be a string');
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0)) throw invalid('max_turns must be a positive integer');
+  if (gates !== undefined && !(Array.isArray(gates) && gates.every((gate) => typeof gate === 'string'))) throw invalid('gates must be a list of names');
+  const call =
+    systemPrompt === undefined
+      ? dependencies.call
+      : createCall({ systemPrompt, hyperparameters: { ...(dependencies.call?.hyperparameters ?? {}) } });
+  return {
+    intent,
+    ...(context === undefined ? {} : { context }),
+    ...(dependencies.crystal ? { crystal: dependencies.crystal } : {}),
+    ...(call ? { call } : {}),
+    ...(maxTurns === undefined ? {} : { maxTurns: maxTurns as number }),
+    ...(gates === undefined ? {} : { gates: gates as string[] }),
+  };
+}
+
+function invalid(message: string): CantripError {
+  return new CantripError('invalid_gate_arguments', message);
+}

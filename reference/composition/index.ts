@@ -1,0 +1,4 @@
+export * from './names.ts';
+export * from './spawn.ts';
+export * from './call-entity.ts';
+export * from './call-entity-batch.ts';

@@ -1,0 +1,71 @@
+import { createCircle } from '../circle/circle.ts';
+import type { ChildOutcome, ChildRequest, Gate } from '../circle/gate.ts';
+import { composeWards } from '../circle/wards.ts';
+import { DONE } from '../circle/done.ts';
+import { CantripError } from '../errors.ts';
+import { createCantrip } from '../entity/cantrip.ts';
+import type { Entity } from '../entity/entity.ts';
+import { COMPOSITION_GATES } from './names.ts';
+
+/** How long a parent waits for its children to record their truncation after it ends (COMP-9). */
+export const CHILD_WIND_DOWN_MS = 2000;
+
+/**
+ * Runs one child entity for a composition gate of `parent`, inside the parent's turn `spawningTurnId`.
+ *
+ * - COMP-1: the child's circle holds only gates the parent has; asking for another is refused with
+ *   `gate_not_granted`.
+ * - COMP-4: the child starts with an empty history: only its own intent (and the data handed to it).
+ * - COMP-7: its crystal and call may differ; by default they are the parent's.
+ * - WARD-1: its wards are the parent's composed with its own (a tighter turn cap, one less depth).
+ * - COMP-6: at depth 0 the composition gates are gone from the child's circle.
+ * - COMP-5, LOOM-8, LOOM-12: it records into the parent's loom, its subtree hanging from the spawning turn.
+ * - COMP-2: the parent's gate call waits for the whole child cast.
+ * - COMP-9: when the parent's turn is aborted, the child is stopped and records `parent_terminated`.
+ */
+export async function spawnChild(parent: Entity, spawningTurnId: string, signal: AbortSignal, request: ChildRequest): Promise<ChildOutcome> {
+  const parentCircle = parent.cantrip.circle;
+  const depth = (parentCircle.wards.maxDepth ?? 1) - 1;
+  if (depth < 0) throw new CantripError('gate_unavailable', 'no composition is allowed at this depth');
+  const granted = request.gates ?? [...parentCircle.gates.keys()];
+  const gates: Gate[] = [];
+  for (const name of new Set([DONE, ...granted])) {
+    const gate = parentCircle.gates.get(name);
+    if (!gate) throw new CantripError('gate_not_granted', `the parent has no gate '${name}' to give its child`);
+    gates.push(gate);
+  }
+  const wards = composeWards(parentCircle.wards, {
+    maxDepth: depth,
+    ...(request.maxTurns === undefined ? {} : { maxTurns: request.maxTurns }),
+    ...(depth === 0 ? { removeGates: COMPOSITION_GATES } : {}),
+  });
+  const cantrip = createCantrip({
+    crystal: request.crystal ?? parent.cantrip.crystal,
+    call: request.call ?? parent.cantrip.call,
+    circle: createCircle({ gates, wards, medium: parentCircle.medium }),
+    requireDone: parent.cantrip.requireDone,
+    loom: parent.cantrip.loom,
+    onEvent: parent.cantrip.onEvent,
+    spawnedBy: spawningTurnId,
+    ...(request.context === undefined ? {} : { context: request.context }),
+  });
+  const child = cantrip.invoke();
+  const stop = () => child.stop('parent_terminated');
+  if (signal.aborted) stop();
+  signal.addEventListener('abort', stop, { once: true });
+  const running = child.cast(request.intent);
+  parent.track(running);
+  try {
+    const result = await running;
+    return {
+      entityId: result.entityId,
+      status: result.status,
+      ...(result.result === undefined ? {} : { result: result.result }),
+      ...(result.truncationCause ? { truncationCause: result.truncationCause } : {}),
+      ...(result.summary ? { summary: result.summary } : {}),
+    };
+  } finally {
+    signal.removeEventListener('abort', stop);
+    child.dispose();
+  }
+}
