@@ -1,0 +1,138 @@
+import { newQuickJSAsyncWASMModule } from 'quickjs-emscripten';
+import type { QuickJSAsyncContext, QuickJSAsyncRuntime, QuickJSHandle } from 'quickjs-emscripten';
+import { createJobRunner, type JobRunner } from './pending-jobs.ts';
+import { PRELUDE_SOURCE } from './prelude.ts';
+import type { ResolvedLimits } from './limits.ts';
+
+/** Bound on running the prelude when an engine is built. */
+const SETUP_BUDGET_MS = 1000;
+
+/** Where an evaluation is: entity code runs only in `run`; `post` reads results; `drain` discards leftover jobs. */
+export type Phase = 'idle' | 'run' | 'post' | 'drain';
+
+/** Answers a gate call from inside QuickJS with a JSON envelope (see `prelude.ts`). */
+export type GateHandler = (name: string, json: string, problem: string) => string | Promise<string>;
+
+/** Mutable per-evaluation state the host functions and the interrupt handler consult. */
+export interface EngineState {
+  phase: Phase;
+  /** End of the `run` phase (clock ms). */
+  deadline: number;
+  /** End of the `post` phase, in real `performance.now()` ms: a host safety bound, not a ward. */
+  postDeadline: number;
+  /** Why the run must end now: `done` was called, or the deadline passed. */
+  stopReason: 'done' | 'deadline' | undefined;
+  gate: GateHandler;
+  output: (level: string, line: string, fullLength: number) => void;
+}
+
+/** One QuickJS instance with the prelude installed: the part of a sandbox that a reset replaces. */
+export interface Engine {
+  readonly context: QuickJSAsyncContext;
+  readonly runtime: QuickJSAsyncRuntime;
+  readonly runJobs: JobRunner;
+  /** Prelude helpers, held by the host only (entity code cannot reach them). */
+  readonly describeValue: QuickJSHandle;
+  readonly describeError: QuickJSHandle;
+  readonly state: EngineState;
+  dispose(): void;
+}
+
+/**
+ * Builds a fresh engine: its own asyncify wasm module (one module runs one evaluation at a time, so
+ * every entity gets its own), memory and stack limits, the interrupt handler that enforces the
+ * deadline and `done` (CIRCLE-6, LOOP-3), and the prelude that defines gates, console and globals.
+ * No module loader is installed, so `import()` always fails inside the sandbox.
+ */
+export async function createEngine(
+  gateNames: readonly string[],
+  globalsJson: string,
+  limits: ResolvedLimits,
+  clock: () => number,
+): Promise<Engine> {
+  const module = await newQuickJSAsyncWASMModule();
+  const runtime = module.newRuntime();
+  runtime.setMemoryLimit(limits.memoryLimitBytes);
+  runtime.setMaxStackSize(limits.stackLimitBytes);
+  const context = runtime.newContext();
+  const state: EngineState = {
+    phase: 'idle',
+    deadline: 0,
+    postDeadline: 0,
+    stopReason: undefined,
+    gate: () => JSON.stringify({ ok: false, name: 'Error', message: 'no evaluation is running' }),
+    output: () => {},
+  };
+  runtime.setInterruptHandler(() => {
+    switch (state.phase) {
+      case 'run':
+        if (state.stopReason) return true;
+        if (clock() >= state.deadline) {
+          state.stopReason = 'deadline';
+          return true;
+        }
+        return false;
+      case 'post':
+        return performance.now() >= state.postDeadline;
+      default:
+        return true;
+    }
+  });
+
+  // Returning a plain string (not a promise) outside the run phase keeps asyncify from suspending
+  // under a synchronous caller, e.g. a toJSON that calls a gate while the host reads the value.
+  const gateHost = context.newAsyncifiedFunction('gate', ((nameH: QuickJSHandle, jsonH: QuickJSHandle, problemH: QuickJSHandle) => {
+    const reply = state.gate(context.getString(nameH), context.getString(jsonH), context.getString(problemH));
+    return typeof reply === 'string' ? context.newString(reply) : reply.then((text) => context.newString(text));
+  }) as unknown as Parameters<QuickJSAsyncContext['newAsyncifiedFunction']>[1]);
+  const outHost = context.newFunction('out', (levelH, lineH, lengthH) => {
+    state.output(context.getString(levelH), context.getString(lineH), context.getNumber(lengthH));
+  });
+
+  const engine = { context, runtime } as { context: QuickJSAsyncContext; runtime: QuickJSAsyncRuntime };
+  // The prelude runs under the same bounded phase the host uses to read results.
+  state.phase = 'post';
+  state.postDeadline = performance.now() + SETUP_BUDGET_MS;
+  try {
+    const factory = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, 'prelude.js', { type: 'global', strict: true }));
+    const names = context.unwrapResult(context.evalCode(JSON.stringify(gateNames)));
+    const globals = context.newString(globalsJson);
+    const cap = context.newNumber(limits.maxOutputChars);
+    const helpers = context.unwrapResult(
+      context.callFunction(factory, context.undefined, gateHost, outHost, names, globals, cap),
+    );
+    for (const h of [factory, names, globals, cap, gateHost, outHost]) h.dispose();
+    const describeValue = context.getProp(helpers, 'describeValue');
+    const describeError = context.getProp(helpers, 'describeError');
+    helpers.dispose();
+    state.phase = 'idle';
+    const runJobs = createJobRunner(module, runtime, context);
+    return {
+      ...engine,
+      runJobs,
+      describeValue,
+      describeError,
+      state,
+      dispose() {
+        state.phase = 'idle';
+        // A failed teardown (e.g. leftover objects) only leaks this engine's private wasm module.
+        try {
+          describeValue.dispose();
+          describeError.dispose();
+          context.dispose();
+          runtime.dispose();
+        } catch {
+          /* the module is unreferenced after this and is garbage collected with everything in it */
+        }
+      },
+    };
+  } catch (error) {
+    try {
+      context.dispose();
+      runtime.dispose();
+    } catch {
+      /* see dispose above */
+    }
+    throw error;
+  }
+}
