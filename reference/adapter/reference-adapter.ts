@@ -22,6 +22,9 @@ import type { Entity } from '../entity/entity.ts';
 import type { CastResult } from '../entity/loop.ts';
 import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
+import { codeMedium } from '../circle/medium/code-medium.ts';
+import { conversationMedium } from '../circle/medium/conversation.ts';
+import { CODE_ARGUMENT, CODE_TOOL } from '../circle/medium/code/presentation.ts';
 import { callEntityBatchGate } from '../composition/call-entity-batch.ts';
 import { callEntityGate } from '../composition/call-entity.ts';
 import { withRetry } from '../production/retry.ts';
@@ -46,8 +49,9 @@ export function createReferenceAdapter(): Adapter {
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'streaming', 'composition'],
-        fork_strategies: ['snapshot'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure'],
+        sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
+        fork_strategies: ['snapshot', 'replay'],
       };
     },
 
@@ -119,12 +123,20 @@ function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantrip {
     maxDepth: setup.circle.wards.max_depth,
     maxConcurrency: setup.circle.wards.max_concurrency,
     removeGates: setup.circle.wards.remove_gates,
+    evalTimeoutMs: setup.circle.wards.eval_timeout_ms,
+    memoryLimitBytes: setup.circle.wards.memory_limit_bytes,
+    maxOutputChars: setup.circle.wards.max_output_chars,
   };
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
     crystal: withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }),
     call: toCall(setup.call),
-    circle: createCircle({ gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards)), wards }),
+    circle: createCircle({
+      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards)),
+      wards,
+      medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
+    }),
+    exposeLoom: setup.expose_loom ?? false,
     requireDone: setup.require_done ?? false,
     loom,
     onEvent: host.event ? (event) => host.event?.(event) : undefined,

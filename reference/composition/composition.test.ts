@@ -10,7 +10,7 @@ import { echoGate, failGate } from '../testing/kit.ts';
 import { callEntityBatchGate } from './call-entity-batch.ts';
 import { callEntityGate } from './call-entity.ts';
 
-const reply = (gate: string, args: object) => ({ tool_calls: [gateCall(gate, args)] });
+const reply = (gate: string, args: Record<string, unknown>) => ({ tool_calls: [gateCall(gate, args)] });
 
 function family(options: {
   parent: ConstructorParameters<typeof ScriptedCrystal>[0];

@@ -28,6 +28,8 @@ export interface CantripOptions {
   spawnedBy?: string;
   /** Data handed to entities of this cantrip with their first intent (a child's `context`). */
   context?: unknown;
+  /** LOOM-11: let the entity's code read its own thread (code circles only). */
+  exposeLoom?: boolean;
 }
 
 /** A cantrip: a reusable value binding a crystal to a circle through a call (CANTRIP-1, CANTRIP-2). */
@@ -40,14 +42,15 @@ export interface Cantrip {
   readonly loom: Loom;
   readonly onEvent: EventSink | undefined;
   readonly context: unknown;
+  readonly exposeLoom: boolean;
   /** Invoke, run one intent, dispose (§1.5). Each cast is a new, independent entity (CANTRIP-2). */
   cast(intent: string): Promise<CastResult>;
   /** A persistent entity that takes intents one cast at a time (ENTITY-5, ENTITY-6). */
   invoke(options?: { entityId?: string }): Entity;
   /**
    * LOOM-4: a new entity whose context is the loom's path to `turnId`; the original thread is not
-   * touched. A conversation circle has no sandbox to rebuild: the recorded path is the whole state, so
-   * the fork is recorded with strategy `snapshot`.
+   * touched. The medium says how its state comes back, and the first turn records it: `snapshot` for a
+   * conversation (the recorded path is the whole state), `replay` for code (the programs are re-run).
    */
   fork(turnId: string, options?: { entityId?: string }): Entity;
 }
@@ -105,6 +108,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
     loom,
     onEvent: options.onEvent,
     context: options.context,
+    exposeLoom: options.exposeLoom ?? false,
     async cast(intent: string) {
       // INTENT-1 is checked before an entity exists, so a refused cast leaves nothing in the loom.
       if (typeof intent !== 'string' || intent.trim() === '') {
@@ -125,12 +129,15 @@ export function createCantrip(options: CantripOptions): Cantrip {
       if (!turn || turn.cantrip_id !== id || turn.role === 'call') {
         throw new CantripError('unknown_turn', `no turn '${turnId}' of this cantrip to fork from`);
       }
+      // Only this cantrip's own stretch of the path: for a child, the parent's turns above its call turn are not its context.
       const path = loom.pathTo(turnId);
+      const lineage = path.slice(path.map((step) => step.role).lastIndexOf('call') + 1);
       return new Entity(cantrip, forkOptions.entityId ?? newEntityId(), {
         parentTurnId: turnId,
         sequence: turn.sequence,
-        messages: contextFromThread(path),
-        fork: { from_turn_id: turnId, strategy: 'snapshot' },
+        messages: contextFromThread(lineage, options.circle.medium),
+        fork: { from_turn_id: turnId, strategy: options.circle.medium.forkStrategy },
+        restoreFrom: lineage,
       });
     },
   });

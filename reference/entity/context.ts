@@ -1,13 +1,13 @@
 import type { Message, Turn } from '../../schemas/index.ts';
 import { renderRecord } from '../circle/medium/conversation.ts';
-import { NO_GATE_CALLED } from './loop.ts';
+import { NO_GATE_CALLED, type Medium } from '../circle/medium/medium.ts';
 
 /**
  * Rebuilds an entity's working context (everything after the call's system message) from a path of
  * the loom (LOOM-4): the intents, each utterance as an assistant message with the gate calls that ran,
  * and each observation as `tool` messages. Used to start a forked entity exactly where turn N left off.
  */
-export function contextFromThread(path: readonly Turn[]): Message[] {
+export function contextFromThread(path: readonly Turn[], medium?: Medium): Message[] {
   const messages: Message[] = [];
   for (const turn of path) {
     if (turn.role === 'call') continue;
@@ -16,6 +16,10 @@ export function contextFromThread(path: readonly Turn[]): Message[] {
       continue;
     }
     if (turn.intent) messages.push({ role: 'user', content: turn.intent });
+    if (medium?.rebuild) {
+      messages.push(...medium.rebuild(turn));
+      continue;
+    }
     const toolCalls = turn.gate_calls.map((record) => ({
       id: record.tool_call_id,
       gate: record.gate,

@@ -20,6 +20,8 @@ export interface EntityOrigin {
   messages?: Message[];
   /** For a forked entity: recorded on its first turn (LOOM-4). */
   fork?: Turn['fork'];
+  /** For a forked entity: the recorded path its medium state is rebuilt from. */
+  restoreFrom?: readonly Turn[];
 }
 
 /**
@@ -39,6 +41,7 @@ export class Entity {
   private lastTurnId: string;
   private sequence: number;
   private mediumSession: MediumSession | undefined;
+  private restoreFrom: readonly Turn[] | undefined;
   private casting = false;
   private stopped: string | undefined;
   private readonly stopListeners = new Set<() => void>();
@@ -55,6 +58,7 @@ export class Entity {
     this.#log = (origin.messages ?? []).map(sealMessage);
     this.#head = callMessages(cantrip.call).map(sealMessage);
     this.forkedFrom = origin.fork;
+    this.restoreFrom = origin.restoreFrom;
   }
 
   /**
@@ -103,7 +107,15 @@ export class Entity {
 
   /** The medium session, opened on first use and kept for the entity's life (CIRCLE-9). */
   async session(): Promise<MediumSession> {
-    this.mediumSession ??= await this.cantrip.circle.medium.open(this.cantrip.circle.gates);
+    this.mediumSession ??= await this.cantrip.circle.medium.open(this.cantrip.circle.gates, {
+      ...(this.cantrip.context === undefined ? {} : { globals: { context: this.cantrip.context } }),
+      ...(this.cantrip.exposeLoom ? { thread: () => this.cantrip.loom.pathTo(this.lastTurnId) } : {}),
+    });
+    if (this.restoreFrom) {
+      const path = this.restoreFrom;
+      this.restoreFrom = undefined;
+      await this.mediumSession.restore?.(path);
+    }
     return this.mediumSession;
   }
 

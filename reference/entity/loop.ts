@@ -1,5 +1,5 @@
 import type { CrystalRequest, CrystalResponse, ToolDefinition, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
-import type { Action } from '../circle/medium/medium.ts';
+import { NO_GATE_CALLED, type Action } from '../circle/medium/medium.ts';
 import { validateResponse } from '../crystal/validate.ts';
 import { CantripError } from '../errors.ts';
 import { newTurnId, usageMetadata } from '../loom/turn.ts';
@@ -10,8 +10,6 @@ import type { Entity } from './entity.ts';
 import { truncationSummary } from './truncation-summary.ts';
 import { CHILD_WIND_DOWN_MS, spawnChild } from '../composition/spawn.ts';
 
-/** What the circle tells an entity whose text-only reply did not end a `require_done` cast (LOOP-6). */
-export const NO_GATE_CALLED = 'No gate was called. The task ends only when you call done(answer).';
 
 /** How one cast ended (the reference's form of the spec's terminated / truncated outcome). */
 export interface CastResult {
@@ -120,7 +118,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       const turn = entity.record({
         id: turnId,
         role: 'crystal',
-        utterance: response?.content ?? '',
+        utterance: action?.utterance ?? response?.content ?? '',
         observation: observationOf(action, textOnly, terminated, failure, cause),
         gate_calls: action?.gateCalls ?? [],
         metadata: usageMetadata(usage, Date.now() - began),

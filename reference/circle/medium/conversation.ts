@@ -14,6 +14,8 @@ import type { Action, ActContext, Medium, MediumSession } from './medium.ts';
  */
 export const conversationMedium: Medium = Object.freeze({
   kind: 'conversation' as const,
+  // The recorded messages are the whole state of a conversation: nothing to re-run.
+  forkStrategy: 'snapshot' as const,
   present: (gates: readonly Gate[]) => gates.map((gate) => structuredClone(gate.definition)),
   open: async (gates: ReadonlyMap<string, Gate>): Promise<MediumSession> => ({
     act: (toolCalls, context) => act(gates, toolCalls, context),

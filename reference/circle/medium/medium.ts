@@ -1,5 +1,8 @@
-import type { GateCallRecord, Message, ToolCall, ToolDefinition } from '../../../schemas/index.ts';
+import type { ForkStrategy, GateCallRecord, Message, ToolCall, ToolDefinition, Turn } from '../../../schemas/index.ts';
 import type { Gate, GateContext } from '../gate.ts';
+
+/** What the circle tells an entity whose text-only reply did not end a `require_done` cast (LOOP-6). */
+export const NO_GATE_CALLED = 'No gate was called. The task ends only when you call done(answer).';
 
 /** What one utterance did in the medium: the turn's single composite observation (CIRCLE-7). */
 export interface Action {
@@ -11,6 +14,16 @@ export interface Action {
   observation: string;
   /** What goes back into the working context: one `tool` message per tool call (CIRCLE-4). */
   messages: Message[];
+  /** What the entity wrote, when it is more than the reply's text (a code medium's programs). */
+  utterance?: string;
+}
+
+/** What an entity hands its medium when it opens a session. */
+export interface OpenOptions {
+  /** Read-only data visible to the entity's code, e.g. a child's `context`. */
+  globals?: Record<string, unknown>;
+  /** LOOM-11: the entity's thread so far, for circles that expose the loom to code. */
+  thread?: () => readonly Turn[];
 }
 
 /** What a medium passes on to every gate call of one utterance. */
@@ -19,6 +32,8 @@ export type ActContext = Omit<GateContext, 'toolCallId'>;
 /** Per-entity state of a medium, e.g. a sandbox whose variables persist across turns (CIRCLE-9). */
 export interface MediumSession {
   act(toolCalls: readonly ToolCall[], context: ActContext): Promise<Action>;
+  /** Rebuilds state from recorded turns, for a forked entity (LOOM-4); recorded gate results are reused, no gate runs. */
+  restore?(path: readonly Turn[]): Promise<void>;
   dispose(): void;
 }
 
@@ -28,7 +43,11 @@ export interface MediumSession {
  */
 export interface Medium {
   readonly kind: 'conversation' | 'code';
+  /** How a fork's starting state is rebuilt (LOOM-4): from the recorded context alone, or by re-running code. */
+  readonly forkStrategy: ForkStrategy;
   /** The capability presentation: tool definitions sent on every query. */
   present(gates: readonly Gate[]): ToolDefinition[];
-  open(gates: ReadonlyMap<string, Gate>): Promise<MediumSession>;
+  open(gates: ReadonlyMap<string, Gate>, options?: OpenOptions): Promise<MediumSession>;
+  /** A recorded turn as the messages it put in the working context (to rebuild a fork's context, LOOM-4). */
+  rebuild?(turn: Turn): Message[];
 }
