@@ -1,0 +1,149 @@
+/**
+ * TypeScript shapes of a parsed `tests.yaml` (format_version 1). They mirror
+ * `schemas/test-case.schema.json`; docs/INTERPRETING.md says what each key means.
+ */
+import type { Feature, WardSetup } from '../schemas/adapter.ts';
+import type { ErrorCode, Hyperparameters } from '../schemas/records.ts';
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter';
+
+export interface CaseCall {
+  system_prompt?: string;
+  hyperparameters?: Hyperparameters;
+}
+
+export interface CaseGateObject {
+  name: string;
+  crystal?: string;
+  call?: CaseCall;
+  root?: string;
+  behaves_as?: TestGateKind;
+  error_name?: string;
+  ephemeral?: boolean;
+}
+export type CaseGate = string | CaseGateObject;
+
+export interface CaseSetup {
+  crystal?: string;
+  call?: CaseCall;
+  circle?: { medium: 'conversation' | 'code'; gates: CaseGate[]; wards?: WardSetup };
+  require_done?: boolean;
+  folding?: { threshold?: number; keep_recent_turns?: number };
+  expose_loom?: boolean;
+}
+
+export interface ScriptToolCall {
+  gate: string;
+  args?: unknown;
+  arguments_raw?: string;
+  id?: string;
+}
+
+export interface ScriptStep {
+  content?: string | null;
+  tool_calls?: ScriptToolCall[];
+  code?: Record<string, string>;
+  usage?: { prompt: number; completion: number; cached: number };
+  thinking?: string;
+  metadata?: Record<string, unknown>;
+  error?: { status?: number; code?: string; message?: string };
+  delay_ms?: number;
+  raw?: boolean;
+}
+
+export interface CaseCrystal {
+  context_window?: number;
+  script?: ScriptStep[];
+  by_intent?: Record<string, ScriptStep[]>;
+}
+
+export type TurnRef =
+  | { turn_id: string }
+  | { of: string; sequence: number }
+  | { of: string; last: true }
+  | { of: string; first: true };
+
+export type Action =
+  | { construct: { as: string } }
+  | { cast: { intent?: string | null; cantrip?: string; as?: string } }
+  | { invoke: { cantrip?: string; as?: string } }
+  | { send: { entity: string; intent?: string | null; as?: string } }
+  | { fork: { from: TurnRef; intent?: string; as?: string } }
+  | { annotate_reward: { turn: TurnRef; reward: number | null; as?: string } }
+  | {
+      mutate: {
+        target: 'call' | 'turn';
+        cantrip?: string;
+        system_prompt?: string;
+        turn?: TurnRef;
+        field?: string;
+        value?: unknown;
+        as?: string;
+      };
+    }
+  | { thread: { leaf: TurnRef; as?: string } }
+  | { snapshot_loom: { as: string } };
+
+export type Verb = keyof UnionToIntersection<Action>;
+type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
+
+/** One matcher; exactly one key is set. */
+export interface Matcher {
+  equals?: unknown;
+  not_equals?: unknown;
+  like?: unknown;
+  contains?: unknown;
+  not_contains?: unknown;
+  length?: number;
+  one_of?: unknown[];
+  greater_than?: number;
+  less_than?: number;
+  at_least?: number;
+  at_most?: number;
+  absent?: true;
+  present?: true;
+  type?: 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
+  matches_code?: ErrorCode;
+  same_as?: string;
+  every?: Matcher;
+  unique?: true;
+  increasing?: true;
+  schema?: string;
+}
+
+export interface Expectation extends Matcher {
+  path: string;
+}
+
+/** Where a case sits in its file, for messages. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface Case {
+  id: string;
+  rules: string[];
+  level: Level;
+  requires?: Feature[];
+  description: string;
+  timeout_ms?: number;
+  setup: CaseSetup;
+  crystals?: Record<string, CaseCrystal>;
+  act: Action[];
+  expect: Expectation[];
+}
+
+/** A case with its place in the file. */
+export interface LoadedCase extends Case {
+  position: SourcePosition;
+}
+
+export interface CaseFile {
+  file: string;
+  format_version: 1;
+  spec_version: string;
+  cases: LoadedCase[];
+}

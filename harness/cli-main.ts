@@ -1,0 +1,125 @@
+/**
+ * `cantrip-conformance run [--adapter reference|<module>] [--filter <rule|id|feature>] [--out <dir>]
+ * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]`.
+ * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
+ * 1: otherwise; 2: bad usage, or a case file / adapter / list that does not load.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Adapter } from '../schemas/adapter.ts';
+import { loadExpectedFailures } from './expected-failures.ts';
+import { CaseFileError, loadCaseFile } from './load.ts';
+import { assertReportValid, buildReport, exitCode } from './report.ts';
+import { renderMarkdown, summaryLines } from './report-markdown.ts';
+import { runSuite, type AdapterFactory } from './run.ts';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Rewrites the progress line; absent when stderr is not a terminal. */
+  progress?: (text: string) => void;
+  cwd: string;
+}
+
+const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>] [--filter <rule|id|feature>]...
+                                [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]`;
+
+interface Options {
+  adapter: string;
+  filter: string[];
+  out?: string;
+  expectedFailures?: string;
+  cases: string;
+  timeoutMs?: number;
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]): Options {
+  const [command, ...rest] = argv;
+  if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
+  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml') };
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i]!;
+    const value = rest[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    i++;
+    switch (flag) {
+      case '--adapter': options.adapter = value; break;
+      case '--filter': options.filter.push(...value.split(',').filter(Boolean)); break;
+      case '--out': options.out = value; break;
+      case '--expected-failures': options.expectedFailures = value; break;
+      case '--cases': options.cases = value; break;
+      case '--timeout': {
+        const ms = Number(value);
+        if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`--timeout needs a positive integer, got '${value}'`);
+        options.timeoutMs = ms;
+        break;
+      }
+      default: throw new UsageError(`unknown option '${flag}'`);
+    }
+  }
+  return options;
+}
+
+/** `reference` or a module exporting `createAdapter(): Adapter`. */
+export async function adapterFactory(spec: string, cwd: string): Promise<AdapterFactory> {
+  if (spec === 'reference') {
+    // The reference's adapter module is the one part of reference/ the harness may import.
+    const mod = (await import('../reference/adapter/index.ts')) as { createReferenceAdapter: () => Adapter };
+    return () => mod.createReferenceAdapter();
+  }
+  const file = isAbsolute(spec) ? spec : resolve(cwd, spec);
+  const mod = (await import(pathToFileURL(file).href)) as { createAdapter?: unknown };
+  if (typeof mod.createAdapter !== 'function') throw new UsageError(`${file} does not export createAdapter()`);
+  return mod.createAdapter as AdapterFactory;
+}
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  let options: Options;
+  let factory: AdapterFactory;
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  let file;
+  let expected: Set<string> | undefined;
+  try {
+    const path = resolve(io.cwd, options.cases);
+    // Reports name the case file relative to where the command ran, so they read the same on any machine.
+    file = loadCaseFile(path, relative(io.cwd, path) || path);
+    if (options.expectedFailures) {
+      expected = loadExpectedFailures(resolve(io.cwd, options.expectedFailures));
+      const known = new Set(file.cases.map((c) => c.id));
+      const unknown = [...expected].filter((id) => !known.has(id));
+      if (unknown.length > 0) throw new UsageError(`${options.expectedFailures}: unknown case ids: ${unknown.join(', ')}`);
+    }
+    factory = await adapterFactory(options.adapter, io.cwd);
+  } catch (error) {
+    io.err(error instanceof CaseFileError ? `the case file does not load:\n${error.message}` : `cannot start: ${(error as Error).message}`);
+    return 2;
+  }
+  const suite = await runSuite(file, factory, {
+    filter: options.filter,
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(expected && { expectedFailures: expected }),
+    onCase: (result, done, total) => io.progress?.(`[${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
+  });
+  io.progress?.('');
+  const report = buildReport(suite, { filter: options.filter });
+  assertReportValid(report);
+  for (const line of summaryLines(report)) io.out(line);
+  if (options.out) {
+    const dir = resolve(io.cwd, options.out);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(dir, 'report.md'), renderMarkdown(report));
+    io.out(`wrote ${join(dir, 'report.json')} and report.md`);
+  }
+  return exitCode(report);
+}

@@ -1,0 +1,206 @@
+/**
+ * Drives one case through an adapter: construct `main`, run the actions in order, read the loom, and
+ * fill the run record. It never judges; `check.ts` and `invariants.ts` do. Adapter exceptions are
+ * left to propagate, so the runner can mark the case errored.
+ */
+import type { Adapter, Description, Host, Result } from '../schemas/adapter.ts';
+import type { Turn } from '../schemas/records.ts';
+import type { Action, LoadedCase, TurnRef, Verb } from './case-types.ts';
+import { jsonCopy } from './equality.ts';
+import { MockCrystals, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
+import { emptyRecord, type ActionTrace, type RunRecord } from './run-record.ts';
+import { prepareSetup, type PreparedSetup } from './setup.ts';
+import { TestGates } from './test-gates.ts';
+
+export interface DriveResult {
+  record: RunRecord;
+  actions: Map<string, ActionTrace>;
+  prepared: PreparedSetup;
+  /** Failures found while driving (a script ran out, a reference found nothing...). */
+  faults: CrystalFault[];
+  /** False when `loom()` was refused: loom checks are then skipped. */
+  loomAvailable: boolean;
+  /** Every crystal query with the index of the action it happened in. */
+  queries: QueryRecord[];
+}
+
+/** Thrown inside the driver when the case cannot go on; becomes a failing fault. */
+class Stop extends Error {}
+
+const realWait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description): Promise<DriveResult> {
+  const started = performance.now();
+  const now = (): number => Math.round((performance.now() - started) * 1000) / 1000;
+  const prepared = prepareSetup(c);
+  const record = emptyRecord(description);
+  const crystals = new MockCrystals(c.crystals ?? {}, description.sandbox, realWait);
+  const gates = new TestGates(prepared.testGates, now, realWait);
+  const host: Host = {
+    queryCrystal: (crystal, request) => crystals.query(crystal, request),
+    callGate: (gate, args, context) => gates.call(gate, args, context),
+    sleep: async (ms) => {
+      record.sleeps.push(ms);
+    },
+    event: (event) => {
+      record.events.push(jsonCopy(event));
+    },
+  };
+  const actions = new Map<string, ActionTrace>();
+  const faults: CrystalFault[] = [];
+  let loomAvailable = true;
+  let known = new Set<string>();
+
+  const readLoom = async (): Promise<Turn[] | undefined> => {
+    const result = await adapter.loom();
+    if (!result.ok) {
+      loomAvailable = false;
+      return undefined;
+    }
+    record.loom.turns = jsonCopy(result.value.turns);
+    return record.loom.turns;
+  };
+  const appendedSinceLast = async (): Promise<Turn[] | undefined> => {
+    const turns = await readLoom();
+    if (!turns) return undefined;
+    const fresh = turns.filter((t) => !known.has(t.id));
+    known = new Set(turns.map((t) => t.id));
+    return fresh;
+  };
+  const store = <T>(name: string, result: Result<T>, onOk: (value: T) => void): void => {
+    if (result.ok) onOk(jsonCopy(result.value));
+    else record.errors[name] = jsonCopy(result.error);
+  };
+  const cantrip = (name: string | undefined): string => {
+    const key = name ?? 'main';
+    const handle = record.cantrips[key];
+    if (handle === undefined) throw new Stop(`cantrip '${key}' was not constructed${record.errors[key] ? ` (${record.errors[key].code})` : ''}`);
+    return handle;
+  };
+  const entity = (name: string): string => {
+    const id = record.entities[name];
+    if (id === undefined) throw new Stop(`'${name}' produced no entity${record.errors[name] ? ` (${record.errors[name].code})` : ''}`);
+    return id;
+  };
+  const turnId = (ref: TurnRef): string => {
+    if ('turn_id' in ref) return ref.turn_id;
+    const owner = entity(ref.of);
+    let found: Turn | undefined;
+    if ('sequence' in ref) {
+      found = record.loom.turns.find((t) => t.entity_id === owner && t.sequence === ref.sequence && t.role === 'crystal');
+    } else {
+      const own = (actions.get(ref.of)?.appended ?? []).filter((t) => t.entity_id === owner && t.role === 'crystal');
+      found = 'last' in ref ? own.at(-1) : own[0];
+    }
+    if (!found) throw new Stop(`no turn matches ${JSON.stringify(ref)}`);
+    return found.id;
+  };
+
+  const counters = new Map<Verb, number>();
+  const run = async (action: Action, index: number): Promise<void> => {
+    const verb = Object.keys(action)[0] as Verb;
+    const body = (action as Record<string, Record<string, unknown>>)[verb] ?? {};
+    const n = (counters.get(verb) ?? 0) + 1;
+    counters.set(verb, n);
+    const name = typeof body.as === 'string' ? body.as : `${verb}${n}`;
+    const trace: ActionTrace = { index, verb, name };
+    actions.set(name, trace);
+    crystals.currentAction = index;
+    switch (verb) {
+      case 'construct': {
+        const result = await adapter.construct(structuredClone(prepared.setup), host);
+        store(name, result, (v) => (record.cantrips[name] = v.cantrip));
+        trace.appended = await appendedSinceLast();
+        return;
+      }
+      case 'cast':
+      case 'send': {
+        const hasIntent = Object.hasOwn(body, 'intent');
+        const intent = body.intent as string | undefined;
+        trace.intent = hasIntent ? (intent ?? null) : undefined;
+        const result =
+          verb === 'cast'
+            ? await (hasIntent ? adapter.cast(cantrip(body.cantrip as string | undefined), intent) : adapter.cast(cantrip(body.cantrip as string | undefined)))
+            : await (hasIntent ? adapter.send(entity(body.entity as string), intent) : adapter.send(entity(body.entity as string)));
+        store(name, result, (v) => {
+          record.outcomes[name] = v;
+          record.entities[name] = v.entity_id;
+          trace.entity = v.entity_id;
+        });
+        if (verb === 'send' && !result.ok) trace.entity = entity(body.entity as string);
+        trace.appended = await appendedSinceLast();
+        return;
+      }
+      case 'invoke': {
+        const result = await adapter.invoke(cantrip(body.cantrip as string | undefined));
+        store(name, result, (v) => {
+          record.entities[name] = v.entity;
+          trace.entity = v.entity;
+        });
+        trace.appended = await appendedSinceLast();
+        return;
+      }
+      case 'fork': {
+        const from = turnId(body.from as TurnRef);
+        const intent = body.intent as string | undefined;
+        trace.intent = intent;
+        const result = intent === undefined ? await adapter.fork(from) : await adapter.fork(from, intent);
+        store(name, result, (v) => {
+          record.outcomes[name] = v.outcome;
+          record.entities[name] = v.entity;
+          record.forks[name] = { entity: v.entity, strategy: v.strategy };
+          trace.entity = v.entity;
+        });
+        trace.appended = await appendedSinceLast();
+        return;
+      }
+      case 'annotate_reward': {
+        const result = await adapter.mutate({ target: 'reward', turn_id: turnId(body.turn as TurnRef), reward: body.reward as number | null });
+        store(name, result, () => (record.mutations[name] = {}));
+        return;
+      }
+      case 'mutate': {
+        const result =
+          body.target === 'call'
+            ? await adapter.mutate({ target: 'call', cantrip: cantrip(body.cantrip as string | undefined), system_prompt: (body.system_prompt as string | undefined) ?? 'changed' })
+            : await adapter.mutate({
+                target: 'turn',
+                turn_id: turnId(body.turn as TurnRef),
+                field: (body.field as string | undefined) ?? 'utterance',
+                value: Object.hasOwn(body, 'value') ? body.value : 'changed',
+              });
+        store(name, result, () => (record.mutations[name] = {}));
+        return;
+      }
+      case 'thread': {
+        const result = await adapter.thread(turnId(body.leaf as TurnRef));
+        store(name, result, (v) => (record.threads[name] = v.turns));
+        return;
+      }
+      case 'snapshot_loom': {
+        const turns = await readLoom();
+        if (turns) record.snapshots[name] = jsonCopy(turns);
+        return;
+      }
+    }
+  };
+
+  try {
+    await run({ construct: { as: 'main' } }, -1);
+    // The implicit construct is not an action of the case; forget its counter.
+    counters.delete('construct');
+    for (const [i, action] of c.act.entries()) await run(action, i);
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    faults.push({ kind: 'fail', message: `act: ${error.message}` });
+  }
+  await readLoom();
+  for (const q of crystals.queries) {
+    (record.requests[q.crystal] ??= []).push(q.request);
+    (record.replies[q.crystal] ??= []).push(q.reply);
+  }
+  for (const entry of gates.log) (record.gates[entry.gate] ??= { calls: [] }).calls.push(entry);
+  record.gate_log = gates.log;
+  faults.unshift(...crystals.faults);
+  return { record, actions, prepared, faults, loomAvailable, queries: crystals.queries };
+}

@@ -1,0 +1,180 @@
+/**
+ * Ambient invariants, checked after every case that ran, whatever its own expectations say
+ * (docs/INTERPRETING.md, "Ambient invariants"). A check that lacks what it needs reports `skipped`
+ * with the reason; it never reports `pass` without having looked.
+ */
+import type { Turn } from '../schemas/records.ts';
+import { validate, formatProblems } from '../schemas/loader.ts';
+import type { LoadedCase } from './case-types.ts';
+import type { DriveResult } from './drive.ts';
+import { firstUserText } from './mock-crystal.ts';
+import { hasSchema } from './schemas-available.ts';
+
+export interface InvariantResult {
+  id: string;
+  rules: string[];
+  status: 'pass' | 'fail' | 'skipped';
+  /** Why it failed or was skipped. */
+  detail?: string;
+}
+
+type Check = (c: LoadedCase, d: DriveResult) => Omit<InvariantResult, 'id' | 'rules'>;
+
+const pass = { status: 'pass' } as const;
+const skip = (detail: string) => ({ status: 'skipped', detail }) as const;
+const fail = (detail: string) => ({ status: 'fail', detail }) as const;
+const NO_LOOM = 'the adapter refused loom()';
+
+/** LOOM-2, LOOM-9: every turn validates against schemas/turn. */
+const turnSchema: Check = (_c, d) => {
+  if (!d.loomAvailable) return skip(NO_LOOM);
+  if (!hasSchema('turn')) return skip('schemas/turn.schema.json is not installed');
+  if (d.record.loom.turns.length === 0) return skip('the loom is empty');
+  for (const [i, turn] of d.record.loom.turns.entries()) {
+    const result = validate('turn', turn);
+    if (!result.ok) return fail(`loom turn [${i}] (${turn.id}):\n${formatProblems(result.problems)}`);
+  }
+  return pass;
+};
+
+/** CRYSTAL-4: every request the implementation sent validates against schemas/crystal-request. */
+const requestSchema: Check = (_c, d) => {
+  if (!hasSchema('crystal-request')) return skip('schemas/crystal-request.schema.json is not installed');
+  if (d.queries.length === 0) return skip('no crystal was queried');
+  for (const [i, q] of d.queries.entries()) {
+    const result = validate('crystal-request', q.request);
+    if (!result.ok) return fail(`request #${i} to '${q.crystal}':\n${formatProblems(result.problems)}`);
+    const roles = q.request.messages.map((m) => m.role);
+    const twice = roles.findIndex((r, k) => k > 0 && r === 'assistant' && roles[k - 1] === 'assistant');
+    if (twice >= 0) return fail(`request #${i} to '${q.crystal}' has two assistant messages in a row at [${twice - 1}] and [${twice}]`);
+  }
+  return pass;
+};
+
+function crystalTurnsByEntity(turns: Turn[]): Map<string, Turn[]> {
+  const by = new Map<string, Turn[]>();
+  for (const t of turns) if (t.role === 'crystal' && t.entity_id !== null) (by.get(t.entity_id) ?? by.set(t.entity_id, []).get(t.entity_id)!).push(t);
+  return by;
+}
+
+/** LOOP-1: per entity, turns pair an utterance with an observation and chain one after another. */
+const alternation: Check = (_c, d) => {
+  if (!d.loomAvailable) return skip(NO_LOOM);
+  const byId = new Map(d.record.loom.turns.map((t) => [t.id, t]));
+  const groups = crystalTurnsByEntity(d.record.loom.turns);
+  if (groups.size === 0) return skip('no crystal turns');
+  for (const [entity, turns] of groups) {
+    for (const [k, t] of turns.entries()) {
+      if (typeof t.utterance !== 'string' || typeof t.observation !== 'string') return fail(`turn ${t.id} of ${entity} lacks an utterance or an observation`);
+      const prev = turns[k - 1];
+      if (!prev) continue;
+      if (t.sequence !== prev.sequence + 1) return fail(`entity ${entity}: sequence ${prev.sequence} is followed by ${t.sequence}`);
+      let parent = t.parent_id === null ? undefined : byId.get(t.parent_id);
+      while (parent && parent.role === 'fold' && parent.id !== prev.id) parent = parent.parent_id === null ? undefined : byId.get(parent.parent_id);
+      if (parent?.id !== prev.id) return fail(`entity ${entity}: turn ${t.id} (sequence ${t.sequence}) has parent ${String(t.parent_id)}, not the previous turn ${prev.id}`);
+    }
+  }
+  return pass;
+};
+
+/** LOOM-2: ids are unique and every parent resolves. */
+const idsAndParents: Check = (_c, d) => {
+  if (!d.loomAvailable) return skip(NO_LOOM);
+  const turns = d.record.loom.turns;
+  if (turns.length === 0) return skip('the loom is empty');
+  const ids = new Set<string>();
+  for (const t of turns) {
+    if (ids.has(t.id)) return fail(`turn id ${t.id} appears twice`);
+    ids.add(t.id);
+  }
+  const dangling = turns.find((t) => t.parent_id !== null && !ids.has(t.parent_id));
+  return dangling ? fail(`turn ${dangling.id} has parent ${String(dangling.parent_id)}, which is not in the loom`) : pass;
+};
+
+/** LOOM-7: each run's last turn is terminated xor truncated, as its outcome says; no other turn is. */
+const terminalState: Check = (_c, d) => {
+  if (!d.loomAvailable) return skip(NO_LOOM);
+  const both = d.record.loom.turns.find((t) => t.terminated && t.truncated);
+  if (both) return fail(`turn ${both.id} is both terminated and truncated`);
+  let checked = 0;
+  for (const trace of d.actions.values()) {
+    const outcome = d.record.outcomes[trace.name];
+    // A cast ended by an error may stop between turns; only its stored turns are checked then.
+    if (!outcome || !trace.appended) continue;
+    const own = trace.appended.filter((t) => t.role === 'crystal' && t.entity_id === outcome.entity_id);
+    const last = own.at(-1);
+    if (!last) continue;
+    checked++;
+    if (outcome.error && !last.terminated && !last.truncated) continue;
+    if (last.terminated === last.truncated) return fail(`${trace.name}: its last turn ${last.id} is neither terminated nor truncated`);
+    if (last.terminated !== (outcome.status === 'terminated')) return fail(`${trace.name}: outcome says ${outcome.status} but its last turn says ${last.terminated ? 'terminated' : 'truncated'}`);
+    const early = own.slice(0, -1).find((t) => t.terminated || t.truncated);
+    if (early) return fail(`${trace.name}: turn ${early.id} (sequence ${early.sequence}) is marked ${early.terminated ? 'terminated' : 'truncated'} but is not the last`);
+  }
+  return checked > 0 ? pass : skip('no cast appended crystal turns');
+};
+
+/** LOOM-9: crystal turns record the usage the crystal reported. */
+const usageRecorded: Check = (c, d) => {
+  if (!d.loomAvailable) return skip(NO_LOOM);
+  const steps = Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()]);
+  if (steps.some((s) => s.usage && s.usage.prompt + s.usage.completion === 0)) return skip('the case scripts zero usage');
+  // A turn that records a failed query has no usage to record.
+  const turns = d.record.loom.turns.filter((t) => t.role === 'crystal' && t.truncation_cause !== 'crystal_error');
+  if (turns.length === 0) return skip('no crystal turns');
+  const bare = turns.find((t) => !(t.metadata?.tokens_prompt + t.metadata?.tokens_completion > 0));
+  return bare ? fail(`turn ${bare.id} records no token usage although every response reported some`) : pass;
+};
+
+/** CALL-2: the system prompt leads every request to the cantrip's crystal. */
+const callLeads: Check = (_c, d) => {
+  let checked = 0;
+  for (const [i, q] of d.queries.entries()) {
+    const prompts = d.prepared.promptsByCrystal.get(q.crystal);
+    if (!prompts || ![...prompts].some((p) => p !== null)) continue;
+    checked++;
+    const first = q.request.messages?.[0];
+    const ok = first?.role === 'system' ? prompts.has(first.content) : prompts.has(null) && !q.request.messages.some((m) => m.role === 'system');
+    if (!ok) return fail(`request #${i} to '${q.crystal}' does not start with the system prompt (first message: ${JSON.stringify(first)?.slice(0, 120)})`);
+  }
+  return checked > 0 ? pass : skip('no request to a crystal whose call has a system prompt');
+};
+
+/** INTENT-2: the cast's intent is the first user message of every request it made. */
+const intentFirst: Check = (c, d) => {
+  const crystal = c.setup.crystal;
+  if (crystal === undefined || d.prepared.childCrystals.has(crystal)) return skip('no crystal, or the crystal is shared with children');
+  const traces = [...d.actions.values()].sort((a, b) => a.index - b.index);
+  let checked = 0;
+  for (const [i, q] of d.queries.entries()) {
+    if (q.crystal !== crystal) continue;
+    const trace = traces.find((t) => t.index === q.action);
+    if (!trace || typeof trace.intent !== 'string' || (trace.verb !== 'cast' && trace.verb !== 'send')) continue;
+    checked++;
+    const first = firstUserText(q.request);
+    if (trace.verb === 'cast') {
+      if (first !== trace.intent) return fail(`request #${i} (${trace.name}): first user message is ${JSON.stringify(first)}, not the intent`);
+      continue;
+    }
+    const intents = traces.filter((t) => t.index <= trace.index && t.entity === trace.entity && typeof t.intent === 'string').map((t) => t.intent);
+    if (!intents.includes(first)) return fail(`request #${i} (${trace.name}): first user message ${JSON.stringify(first)} is none of the entity's intents`);
+    if (!q.request.messages.some((m) => m.role === 'user' && m.content === trace.intent)) return fail(`request #${i} (${trace.name}): the sent intent is not among the user messages`);
+  }
+  return checked > 0 ? pass : skip('no cast or send with an intent queried the crystal');
+};
+
+export const INVARIANTS: { id: string; rules: string[]; check: Check }[] = [
+  { id: 'turn-schema', rules: ['LOOM-2', 'LOOM-9'], check: turnSchema },
+  { id: 'request-schema', rules: ['CRYSTAL-4', 'LOOP-1'], check: requestSchema },
+  { id: 'alternation', rules: ['LOOP-1'], check: alternation },
+  { id: 'ids-and-parents', rules: ['LOOM-2'], check: idsAndParents },
+  { id: 'terminal-state', rules: ['LOOM-7'], check: terminalState },
+  { id: 'usage-recorded', rules: ['LOOM-9'], check: usageRecorded },
+  { id: 'call-leads', rules: ['CALL-2'], check: callLeads },
+  { id: 'intent-first', rules: ['INTENT-2'], check: intentFirst },
+];
+
+/** Runs every ambient invariant on a driven case. */
+export function checkInvariants(c: LoadedCase, d: DriveResult): InvariantResult[] {
+  return INVARIANTS.map(({ id, rules, check }) => ({ id, rules, ...check(c, d) }));
+}

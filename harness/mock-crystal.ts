@@ -1,0 +1,142 @@
+/**
+ * The scripted mock crystals of one case. The implementation under test queries them through
+ * `host.queryCrystal`; every request is recorded as sent, and every reply is what the case scripted.
+ * Rules touched: CRYSTAL-2 (declared context window), CRYSTAL-3/4 (raw steps script invalid responses).
+ */
+import type { CrystalReply, SandboxDescription } from '../schemas/adapter.ts';
+import type { CrystalRequest, CrystalResponse, ToolCall } from '../schemas/records.ts';
+import { validate, formatProblems } from '../schemas/loader.ts';
+import { hasSchema } from './schemas-available.ts';
+import type { CaseCrystal, ScriptStep } from './case-types.ts';
+import { jsonCopy } from './equality.ts';
+
+export const DEFAULT_USAGE = { prompt: 10, completion: 5, cached: 0 } as const;
+/** Upper bound on a scripted delay, so no case can hang on one. */
+export const MAX_STEP_DELAY_MS = 2000;
+
+/** One recorded query: which crystal, what was sent, what came back, during which action. */
+export interface QueryRecord {
+  crystal: string;
+  request: CrystalRequest;
+  reply: CrystalReply;
+  action: number;
+}
+
+/** Problems that make a case fail (or error) however the implementation reacts to the reply. */
+export interface CrystalFault {
+  kind: 'fail' | 'error';
+  message: string;
+}
+
+/** First user message text of a request, used to route `by_intent` scripts. */
+export function firstUserText(request: CrystalRequest): string | undefined {
+  const m = request.messages?.find((x) => x.role === 'user');
+  return typeof m?.content === 'string' ? m.content : undefined;
+}
+
+/** The estimate the harness uses against a declared context window (chars / 4 of the request JSON). */
+export function estimateTokens(request: CrystalRequest): number {
+  return Math.ceil(JSON.stringify(request).length / 4);
+}
+
+function pending(): CrystalReply {
+  return { ok: false, error: { message: 'no reply yet' } };
+}
+
+export class MockCrystals {
+  readonly queries: QueryRecord[] = [];
+  readonly faults: CrystalFault[] = [];
+  private readonly scripts = new Map<string, ScriptStep[]>();
+  private readonly byIntent = new Map<string, [string, ScriptStep[]][]>();
+  private readonly served = new Map<string, number>();
+  private nextToolCallId = 1;
+  /** Index of the action in progress, stamped on each query. */
+  currentAction = -1;
+
+  constructor(
+    private readonly crystals: Record<string, CaseCrystal>,
+    private readonly sandbox: SandboxDescription | undefined,
+    private readonly wait: (ms: number) => Promise<void>,
+  ) {
+    for (const [name, c] of Object.entries(crystals)) {
+      this.scripts.set(name, [...(c.script ?? [])]);
+      this.byIntent.set(name, Object.entries(c.by_intent ?? {}).map(([k, steps]) => [k, [...steps]]));
+    }
+  }
+
+  /** Answers one query (the body of `host.queryCrystal`). */
+  async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
+    const index = this.served.get(crystal) ?? 0;
+    this.served.set(crystal, index + 1);
+    // Recorded on arrival, so concurrent queries keep the order they were sent in.
+    const entry: QueryRecord = { crystal, request: jsonCopy(request), reply: pending(), action: this.currentAction };
+    this.queries.push(entry);
+    entry.reply = await this.answer(crystal, request, index);
+    return structuredClone(entry.reply);
+  }
+
+  private async answer(crystal: string, request: CrystalRequest, index: number): Promise<CrystalReply> {
+    const declared = this.crystals[crystal];
+    if (!declared) {
+      return this.fault('fail', `the implementation queried crystal '${crystal}', which the case does not declare (request #${index})`);
+    }
+    if (declared.context_window !== undefined && estimateTokens(request) > declared.context_window) {
+      return { ok: false, error: { code: 'context_limit_exceeded', message: `request of ~${estimateTokens(request)} tokens exceeds the window of ${declared.context_window}` } };
+    }
+    const step = this.nextStep(crystal, request);
+    if (!step) {
+      return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
+    }
+    if (step.delay_ms) await this.wait(Math.min(step.delay_ms, MAX_STEP_DELAY_MS));
+    if (step.error) {
+      const { status, code } = step.error;
+      const message = step.error.message ?? `scripted failure${status ? ` (status ${status})` : ''}${code ? ` (${code})` : ''}`;
+      return { ok: false, error: { ...(status !== undefined && { status }), ...(code !== undefined && { code }), message } };
+    }
+    const response = this.toResponse(step);
+    if (!step.raw && hasSchema('crystal-response')) {
+      const checked = validate('crystal-response', response);
+      if (!checked.ok) return this.fault('error', `crystal '${crystal}' step for request #${index} is not a valid response (mark it raw: true if intended):\n${formatProblems(checked.problems)}`);
+    }
+    return { ok: true, response };
+  }
+
+  private nextStep(crystal: string, request: CrystalRequest): ScriptStep | undefined {
+    const text = firstUserText(request);
+    if (text !== undefined) {
+      for (const [key, steps] of this.byIntent.get(crystal) ?? []) {
+        if (text.includes(key)) return steps.shift();
+      }
+    }
+    return this.scripts.get(crystal)?.shift();
+  }
+
+  private toResponse(step: ScriptStep): CrystalResponse {
+    const calls: ToolCall[] = (step.tool_calls ?? []).map((c) => ({
+      id: c.id ?? this.toolCallId(),
+      gate: c.gate,
+      arguments: c.arguments_raw ?? JSON.stringify(c.args ?? {}),
+    }));
+    if (step.code) {
+      // The plan skips cases whose language the sandbox does not speak, so this lookup succeeds.
+      const source = this.sandbox ? step.code[this.sandbox.language] : undefined;
+      if (this.sandbox && source !== undefined) {
+        calls.push({ id: this.toolCallId(), gate: this.sandbox.tool, arguments: JSON.stringify({ [this.sandbox.argument]: source }) });
+      }
+    }
+    const response: CrystalResponse = { content: step.content ?? null, usage: { ...(step.usage ?? DEFAULT_USAGE) } };
+    if (calls.length > 0 || step.tool_calls) response.tool_calls = calls;
+    if (step.thinking !== undefined) response.thinking = step.thinking;
+    if (step.metadata !== undefined) response.metadata = step.metadata;
+    return response;
+  }
+
+  private toolCallId(): string {
+    return `tc${this.nextToolCallId++}`;
+  }
+
+  private fault(kind: CrystalFault['kind'], message: string): CrystalReply {
+    this.faults.push({ kind, message });
+    return { ok: false, error: { code: 'crystal_error', message } };
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Plans a run: keeps the cases a filter selects and decides, from what the implementation declares,
+ * which must be skipped and why (a missing feature, a sandbox that speaks another language).
+ */
+import type { Description } from '../schemas/adapter.ts';
+import type { LoadedCase } from './case-types.ts';
+
+export interface PlannedCase {
+  case: LoadedCase;
+  /** Set when the case is skipped. */
+  skip?: string;
+}
+
+/**
+ * A filter term selects a case when it is the case id, one of its rules, a rule family (`LOOM`
+ * selects LOOM-*), or a feature the case requires. No terms selects every case.
+ */
+export function selects(c: LoadedCase, terms: readonly string[]): boolean {
+  if (terms.length === 0) return true;
+  return terms.some(
+    (t) => t === c.id || c.rules.includes(t) || c.rules.some((r) => r.startsWith(`${t}-`)) || (c.requires ?? []).some((f) => f === t),
+  );
+}
+
+/** Languages of the code utterances a case scripts. */
+export function codeLanguages(c: LoadedCase): Set<string> {
+  const languages = new Set<string>();
+  for (const crystal of Object.values(c.crystals ?? {})) {
+    const steps = [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()];
+    for (const step of steps) for (const lang of Object.keys(step.code ?? {})) languages.add(lang);
+  }
+  return languages;
+}
+
+export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = []): PlannedCase[] {
+  const features = new Set<string>(description.features);
+  return cases
+    .filter((c) => selects(c, terms))
+    .map((c) => {
+      const missing = (c.requires ?? []).filter((f) => !features.has(f));
+      if (missing.length > 0) return { case: c, skip: `feature not declared: ${missing.join(', ')}` };
+      const languages = codeLanguages(c);
+      const spoken = description.sandbox?.language;
+      if (languages.size > 0 && (spoken === undefined || !languages.has(spoken))) {
+        return { case: c, skip: `sandbox language: the case scripts ${[...languages].join(', ')}, the implementation's sandbox speaks ${spoken ?? 'nothing'}` };
+      }
+      return { case: c };
+    });
+}

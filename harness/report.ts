@@ -1,0 +1,129 @@
+/**
+ * Builds report.json from a suite result: cases, a roll-up per catalog rule, a summary per chapter,
+ * and a verdict per level. Validated against `schemas/report.schema.json` before it is written.
+ */
+import { arch, cpus, platform } from 'node:os';
+import { loadCatalog, type Catalog } from '../spec/catalog.ts';
+import { assertValid } from '../schemas/loader.ts';
+import type { Description } from '../schemas/adapter.ts';
+import type { Level } from './case-types.ts';
+import type { CaseResult, CaseStatus, SuiteResult } from './run.ts';
+
+export const REPORT_VERSION = 1;
+export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal', 3: 'The call', 4: 'The circle', 5: 'Composition', 6: 'The loom', 7: 'Production' };
+
+export type RuleStatus = CaseStatus | 'untested';
+type Counts = Record<CaseStatus, number>;
+
+export interface LevelVerdict extends Counts {
+  /** pass: every applicable case passed or is an expected failure, and none is stale. */
+  status: 'pass' | 'fail' | 'no-cases';
+  applicable: number;
+}
+
+export interface RuleReport {
+  id: string;
+  title: string;
+  level: Level;
+  chapter: number;
+  testability: string;
+  status: RuleStatus;
+  /** Cases that list the rule. */
+  cases: string[];
+  /** Cases that show it broken (through an expectation or an ambient invariant). */
+  failed_by: string[];
+}
+
+export interface Report {
+  report_version: number;
+  implementation: Description;
+  spec_version: string;
+  format_version: 1;
+  environment: { node: string; platform: string; arch: string; cpus: number; case_file: string; started_at: string; duration_ms: number; filter: string[] };
+  summary: Counts & { total: number; stale: number };
+  verdict: Record<Level, LevelVerdict>;
+  chapters: ({ chapter: number; title: string; total: number } & Counts)[];
+  cases: (Omit<CaseResult, 'position'> & { chapter: number; source: string })[];
+  rules: RuleReport[];
+  stale: string[];
+}
+
+const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0 });
+
+export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog } = {}): Report {
+  const catalog = options.catalog ?? loadCatalog();
+  const chapterOf = new Map(catalog.rules.map((r) => [r.id as string, r.chapter]));
+  const caseChapter = (c: CaseResult): number => chapterOf.get(c.rules[0] ?? '') ?? 0;
+  const summary = { ...zero(), total: suite.cases.length, stale: 0 };
+  for (const c of suite.cases) {
+    summary[c.status]++;
+    if (c.stale) summary.stale++;
+  }
+  const verdict = {} as Record<Level, LevelVerdict>;
+  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
+    const counts = zero();
+    const mine = suite.cases.filter((c) => c.level === level);
+    for (const c of mine) counts[c.status]++;
+    const applicable = mine.length - counts.skipped;
+    const broken = counts.fail + counts.errored + mine.filter((c) => c.stale).length;
+    verdict[level] = { status: applicable === 0 ? 'no-cases' : broken > 0 ? 'fail' : 'pass', applicable, ...counts };
+  }
+  const chapters = Object.entries(CHAPTERS).map(([n, title]) => {
+    const counts = zero();
+    const mine = suite.cases.filter((c) => caseChapter(c) === Number(n));
+    for (const c of mine) counts[c.status]++;
+    return { chapter: Number(n), title, total: mine.length, ...counts };
+  });
+  return {
+    report_version: REPORT_VERSION,
+    implementation: suite.description,
+    spec_version: suite.spec_version,
+    format_version: suite.format_version,
+    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: suite.started_at, duration_ms: suite.duration_ms, filter: options.filter ?? [] },
+    summary,
+    verdict,
+    chapters,
+    cases: suite.cases.map(({ position, failures, ...c }) => ({
+      ...c,
+      // Only failed expectations are kept, without the bulky value of a passing check.
+      failures: failures.map(({ path, matcher, ok, expected, actual, why }) => ({ path, matcher, ok, expected, ...(actual !== undefined && { actual }), ...(why !== undefined && { why }) })),
+      chapter: caseChapter(c as CaseResult),
+      source: `${position.file}:${position.line}:${position.column}`,
+    })),
+    rules: catalog.rules.map((r) => rollUp(r, suite.cases)),
+    stale: suite.cases.filter((c) => c.stale).map((c) => c.id),
+  };
+}
+
+function rollUp(rule: Catalog['rules'][number], cases: CaseResult[]): RuleReport {
+  const listing = cases.filter((c) => c.rules.includes(rule.id));
+  const touching = cases.filter((c) => c.invariants.some((i) => i.rules.includes(rule.id) && i.status !== 'skipped'));
+  const failedBy = cases.filter((c) => c.failed_rules.includes(rule.id));
+  let status: RuleStatus;
+  if (failedBy.some((c) => c.status === 'fail')) status = 'fail';
+  else if (listing.some((c) => c.status === 'errored')) status = 'errored';
+  else if (failedBy.some((c) => c.status === 'xfail') || listing.some((c) => c.status === 'xfail')) status = 'xfail';
+  else if (listing.some((c) => c.status === 'pass') || touching.some((c) => c.status === 'pass')) status = 'pass';
+  else if (listing.length > 0) status = 'skipped';
+  else status = 'untested';
+  return {
+    id: rule.id,
+    title: rule.title,
+    level: rule.level,
+    chapter: rule.chapter,
+    testability: rule.testability,
+    status,
+    cases: listing.map((c) => c.id),
+    failed_by: failedBy.map((c) => c.id),
+  };
+}
+
+/** Exit code of a run: 0 when every applicable MUST case passed or is expected to fail and nothing is stale. */
+export function exitCode(report: Report): 0 | 1 {
+  return report.verdict.MUST.status === 'fail' || report.stale.length > 0 ? 1 : 0;
+}
+
+/** Throws when the report does not match its schema (a harness bug, never a verdict). */
+export function assertReportValid(report: Report): void {
+  assertValid('report', JSON.parse(JSON.stringify(report)), 'report.json');
+}

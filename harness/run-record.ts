@@ -1,0 +1,60 @@
+/**
+ * The run record: everything a case's expectations can address (docs/INTERPRETING.md, "Paths"), plus
+ * what the invariants need to know about each action.
+ */
+import type { CastOutcome, CrystalReply, Description, StreamEvent } from '../schemas/adapter.ts';
+import type { CodedError, CrystalRequest, ForkStrategy, Turn } from '../schemas/records.ts';
+import type { Verb } from './case-types.ts';
+import type { GateCallLog } from './test-gates.ts';
+
+export interface RunRecord {
+  description: Description;
+  cantrips: Record<string, string>;
+  outcomes: Record<string, CastOutcome>;
+  errors: Record<string, CodedError>;
+  entities: Record<string, string>;
+  forks: Record<string, { entity: string; strategy: ForkStrategy }>;
+  mutations: Record<string, Record<string, never>>;
+  threads: Record<string, Turn[]>;
+  snapshots: Record<string, Turn[]>;
+  requests: Record<string, CrystalRequest[]>;
+  replies: Record<string, CrystalReply[]>;
+  gates: Record<string, { calls: GateCallLog[] }>;
+  gate_log: GateCallLog[];
+  sleeps: number[];
+  events: StreamEvent[];
+  loom: { turns: Turn[] };
+}
+
+/** What one action did, as the runner saw it. */
+export interface ActionTrace {
+  index: number;
+  verb: Verb;
+  name: string;
+  /** The entity the action ran (cast, send, fork, invoke). */
+  entity?: string;
+  intent?: string | null;
+  /** Turns the loom gained during the action; undefined when the loom could not be read. */
+  appended?: Turn[];
+}
+
+export function emptyRecord(description: Description): RunRecord {
+  return {
+    description,
+    cantrips: {},
+    outcomes: {},
+    errors: {},
+    entities: {},
+    forks: {},
+    mutations: {},
+    threads: {},
+    snapshots: {},
+    requests: {},
+    replies: {},
+    gates: {},
+    gate_log: [],
+    sleeps: [],
+    events: [],
+    loom: { turns: [] },
+  };
+}

@@ -1,0 +1,143 @@
+import { describe, it, expect } from 'vitest';
+import type { Adapter } from '../schemas/adapter.ts';
+import { Miniature } from '../fixtures/miniatures/miniature.ts';
+import { loadCaseText } from './load.ts';
+import { runCase, runSuite } from './run.ts';
+import { buildReport, exitCode, assertReportValid } from './report.ts';
+
+const FILE = `format_version: 1
+spec_version: 0.1.0-draft
+cases:
+  - id: answers
+    rules: [LOOP-3]
+    level: MUST
+    description: done ends the cast
+    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent: { script: [{ tool_calls: [{ gate: done, args: { answer: 1 } }] }] }
+    act: [{ cast: { intent: go, as: first } }]
+    expect: [{ path: outcomes.first.result, equals: 1 }]
+  - id: runs-out-of-script
+    rules: [LOOP-2]
+    level: MUST
+    description: the crystal is asked more often than scripted
+    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent: { script: [{ tool_calls: [{ gate: echo, args: { text: a } }] }] }
+    act: [{ cast: { intent: go, as: first } }]
+    expect: [{ path: outcomes.first.status, one_of: [terminated, truncated] }]
+  - id: needs-composition
+    rules: [COMP-2]
+    level: MUST
+    requires: [composition]
+    description: skipped without the feature
+    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, call_entity], wards: { max_turns: 3 } } }
+    crystals: { parent: { script: [] } }
+    act: [{ cast: { intent: go } }]
+    expect: [{ path: outcomes.cast1.status, equals: terminated }]
+  - id: bad-step
+    rules: [CRYSTAL-3]
+    level: SHOULD
+    description: a scripted response that is not valid and not marked raw breaks the case itself
+    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 3 } } }
+    crystals: { parent: { script: [{ content: null }] } }
+    act: [{ cast: { intent: go, as: first } }]
+    expect: [{ path: outcomes.first.status, equals: terminated }]
+`;
+const file = loadCaseText(FILE, 'run-test.yaml');
+const byId = (id: string) => file.cases.find((c) => c.id === id)!;
+
+/** A miniature whose cast throws or never settles, and which counts dispose() calls. */
+class Faulty extends Miniature {
+  static disposed = 0;
+  constructor(private readonly mode: 'throw' | 'hang') {
+    super();
+  }
+  override async cast(): Promise<never> {
+    if (this.mode === 'throw') throw new TypeError('boom');
+    return new Promise<never>(() => undefined);
+  }
+  override async dispose(): Promise<void> {
+    Faulty.disposed++;
+  }
+}
+
+describe('running cases in isolation', () => {
+  it('LOOP-3: a passing case passes and counts its expectations', async () => {
+    const description = await new Miniature().describe();
+    const result = await runCase(byId('answers'), () => new Miniature(), description);
+    expect(result).toMatchObject({ status: 'pass', expectations: 1, failures: [] });
+  });
+
+  it('an exhausted script fails the case with a message naming the crystal and the request index', async () => {
+    const description = await new Miniature().describe();
+    const result = await runCase(byId('runs-out-of-script'), () => new Miniature(), description);
+    expect(result.status).toBe('fail');
+    expect(result.problems.join('\n')).toContain("crystal 'parent'");
+    expect(result.problems.join('\n')).toContain('request #1');
+  });
+
+  it('an invalid scripted step that is not marked raw makes the case errored, not failed', async () => {
+    const description = await new Miniature().describe();
+    const result = await runCase(byId('bad-step'), () => new Miniature(), description);
+    expect(result.status).toBe('errored');
+  });
+
+  it('an adapter exception makes the case errored with the reason, and dispose() still runs', async () => {
+    const before = Faulty.disposed;
+    const description = await new Miniature().describe();
+    const result = await runCase(byId('answers'), () => new Faulty('throw'), description);
+    expect(result.status).toBe('errored');
+    expect(result.reason).toContain('TypeError');
+    expect(Faulty.disposed).toBe(before + 1);
+  });
+
+  it('an adapter that never answers is cut off by the case time limit and disposed', async () => {
+    const before = Faulty.disposed;
+    const description = await new Miniature().describe();
+    const result = await runCase(byId('answers'), () => new Faulty('hang'), description, 30);
+    expect(result.status).toBe('errored');
+    expect(result.reason).toContain('30 ms');
+    expect(Faulty.disposed).toBe(before + 1);
+  });
+
+  it('the run goes on after an errored case; feature-gated cases are skipped with the reason', async () => {
+    let n = 0;
+    const factory = (): Adapter => (n++ === 1 ? new Faulty('throw') : new Miniature());
+    const suite = await runSuite(file, factory);
+    expect(suite.cases.map((c) => c.status)).toEqual(['errored', 'fail', 'skipped', 'errored']);
+    expect(suite.cases[2]?.reason).toBe('feature not declared: composition');
+  });
+
+  it('expected failures become xfail; a listed case that passes is stale and fails the run', async () => {
+    const suite = await runSuite(file, () => new Miniature(), { expectedFailures: new Set(['runs-out-of-script', 'answers']), filter: ['answers', 'runs-out-of-script'] });
+    expect(suite.cases.map((c) => [c.id, c.status, c.stale ?? false])).toEqual([
+      ['answers', 'pass', true],
+      ['runs-out-of-script', 'xfail', false],
+    ]);
+    const report = buildReport(suite);
+    assertReportValid(report);
+    expect(report.stale).toEqual(['answers']);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it('filters select by case id, rule id, rule family and feature', async () => {
+    const ids = async (filter: string[]) => (await runSuite(file, () => new Miniature(), { filter })).cases.map((c) => c.id);
+    expect(await ids(['answers'])).toEqual(['answers']);
+    expect(await ids(['LOOP-2'])).toEqual(['runs-out-of-script']);
+    expect(await ids(['CRYSTAL'])).toEqual(['bad-step']);
+    expect(await ids(['composition'])).toEqual(['needs-composition']);
+  });
+
+  it('the report rolls rules up and gives a verdict per level', async () => {
+    const suite = await runSuite(file, () => new Miniature(), { filter: ['answers', 'needs-composition'] });
+    const report = buildReport(suite);
+    assertReportValid(report);
+    expect(report.verdict.MUST).toMatchObject({ status: 'pass', applicable: 1, pass: 1, skipped: 1 });
+    expect(report.rules.find((r) => r.id === 'LOOP-3')?.status).toBe('pass');
+    expect(report.rules.find((r) => r.id === 'COMP-2')?.status).toBe('skipped');
+    expect(report.rules.find((r) => r.id === 'COMP-5')?.status).toBe('untested');
+    expect(report.rules).toHaveLength(67);
+    expect(exitCode(report)).toBe(0);
+  });
+});

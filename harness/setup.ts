@@ -1,0 +1,60 @@
+/**
+ * Turns a case's `setup` into the `CantripSetup` given to `Adapter.construct`, and collects what the
+ * harness needs to know about it (its test gates, which crystals children use).
+ */
+import type { CantripSetup, GateSetup } from '../schemas/adapter.ts';
+import type { CaseCall, CaseGateObject, LoadedCase, TestGateKind } from './case-types.ts';
+import { testGateDefinition, testGateKind } from './test-gates.ts';
+
+export interface PreparedSetup {
+  setup: CantripSetup;
+  testGates: Map<string, CaseGateObject & { kind: TestGateKind }>;
+  /** For each crystal name, the system prompts its requests may lead with (CALL-2). */
+  promptsByCrystal: Map<string, Set<string | null>>;
+  /** Crystals that child entities use (the intent-first invariant is skipped for them). */
+  childCrystals: Set<string>;
+}
+
+export function prepareSetup(c: LoadedCase): PreparedSetup {
+  const s = c.setup;
+  const setup: CantripSetup = {};
+  if (s.crystal !== undefined) {
+    const window = c.crystals?.[s.crystal]?.context_window;
+    setup.crystal = { name: s.crystal, ...(window !== undefined && { context_window: window }) };
+  }
+  if (s.call !== undefined) setup.call = structuredClone(s.call);
+  const testGates = new Map<string, CaseGateObject & { kind: TestGateKind }>();
+  const promptsByCrystal = new Map<string, Set<string | null>>();
+  const childCrystals = new Set<string>();
+  const addPrompt = (crystal: string | undefined, call: CaseCall | undefined): void => {
+    if (crystal === undefined) return;
+    const set = promptsByCrystal.get(crystal) ?? new Set<string | null>();
+    set.add(call?.system_prompt ?? null);
+    promptsByCrystal.set(crystal, set);
+  };
+  addPrompt(s.crystal, s.call);
+  if (s.circle) {
+    const gates: GateSetup[] = s.circle.gates.map((g) => {
+      const gate: CaseGateObject = typeof g === 'string' ? { name: g } : g;
+      const kind = testGateKind(gate);
+      if (kind) {
+        testGates.set(gate.name, { ...gate, kind });
+        return { name: gate.name, test: testGateDefinition(gate.name, kind), ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }) };
+      }
+      if (gate.name === 'call_entity' || gate.name === 'call_entity_batch') {
+        const crystal = gate.crystal ?? s.crystal;
+        if (crystal !== undefined) childCrystals.add(crystal);
+        // A child without its own call speaks with the parent's (spec 5.1).
+        addPrompt(crystal, gate.call ?? s.call);
+        return { name: gate.name, ...(gate.crystal !== undefined && { crystal: gate.crystal }), ...(gate.call !== undefined && { call: gate.call }) };
+      }
+      if (gate.name === 'read' || gate.name === 'list_dir') return { name: gate.name, root: gate.root ?? '' };
+      return { name: 'done' };
+    });
+    setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };
+  }
+  if (s.require_done !== undefined) setup.require_done = s.require_done;
+  if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
+  if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
+  return { setup, testGates, promptsByCrystal, childCrystals };
+}
