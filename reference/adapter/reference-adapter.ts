@@ -49,7 +49,7 @@ export function createReferenceAdapter(): Adapter {
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates'],
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
         fork_strategies: ['snapshot', 'replay'],
       };
@@ -137,6 +137,14 @@ function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantrip {
       medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
     }),
     exposeLoom: setup.expose_loom ?? false,
+    ...(setup.folding
+      ? {
+          folding: {
+            ...(setup.folding.threshold === undefined ? {} : { threshold: setup.folding.threshold }),
+            ...(setup.folding.keep_recent_turns === undefined ? {} : { keepRecentTurns: setup.folding.keep_recent_turns }),
+          },
+        }
+      : {}),
     requireDone: setup.require_done ?? false,
     loom,
     onEvent: host.event ? (event) => host.event?.(event) : undefined,

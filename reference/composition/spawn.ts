@@ -23,7 +23,13 @@ export const CHILD_WIND_DOWN_MS = 2000;
  * - COMP-2: the parent's gate call waits for the whole child cast.
  * - COMP-9: when the parent's turn is aborted, the child is stopped and records `parent_terminated`.
  */
-export async function spawnChild(parent: Entity, spawningTurnId: string, signal: AbortSignal, request: ChildRequest): Promise<ChildOutcome> {
+export async function spawnChild(
+  parent: Entity,
+  spawningTurnId: string,
+  signal: AbortSignal,
+  request: ChildRequest,
+  parentDeadline: number | undefined,
+): Promise<ChildOutcome> {
   const parentCircle = parent.cantrip.circle;
   const depth = (parentCircle.wards.maxDepth ?? 1) - 1;
   if (depth < 0) throw new CantripError('gate_unavailable', 'no composition is allowed at this depth');
@@ -44,12 +50,13 @@ export async function spawnChild(parent: Entity, spawningTurnId: string, signal:
     call: request.call ?? parent.cantrip.call,
     circle: createCircle({ gates, wards, medium: parentCircle.medium }),
     requireDone: parent.cantrip.requireDone,
+    ...(parent.cantrip.folding ? { folding: parent.cantrip.folding } : {}),
     loom: parent.cantrip.loom,
     onEvent: parent.cantrip.onEvent,
     spawnedBy: spawningTurnId,
     ...(request.context === undefined ? {} : { context: request.context }),
   });
-  const child = cantrip.invoke();
+  const child = cantrip.invoke(parentDeadline === undefined ? {} : { parentDeadline });
   const stop = () => child.stop('parent_terminated');
   if (signal.aborted) stop();
   signal.addEventListener('abort', stop, { once: true });

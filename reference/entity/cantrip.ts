@@ -8,6 +8,7 @@ import type { Crystal } from '../crystal/contract.ts';
 import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
 import { emptyMetadata, newTurnId } from '../loom/turn.ts';
+import type { FoldingOptions } from '../loom/fold.ts';
 import type { EventSink } from '../production/events.ts';
 import { contextFromThread } from './context.ts';
 import { Entity, newEntityId } from './entity.ts';
@@ -30,6 +31,8 @@ export interface CantripOptions {
   context?: unknown;
   /** LOOM-11: let the entity's code read its own thread (code circles only). */
   exposeLoom?: boolean;
+  /** §6.8, PROD-4: fold older turns into a summary when the context nears the crystal's window. */
+  folding?: FoldingOptions;
 }
 
 /** A cantrip: a reusable value binding a crystal to a circle through a call (CANTRIP-1, CANTRIP-2). */
@@ -43,10 +46,11 @@ export interface Cantrip {
   readonly onEvent: EventSink | undefined;
   readonly context: unknown;
   readonly exposeLoom: boolean;
+  readonly folding: FoldingOptions | undefined;
   /** Invoke, run one intent, dispose (§1.5). Each cast is a new, independent entity (CANTRIP-2). */
   cast(intent: string): Promise<CastResult>;
   /** A persistent entity that takes intents one cast at a time (ENTITY-5, ENTITY-6). */
-  invoke(options?: { entityId?: string }): Entity;
+  invoke(options?: { entityId?: string; parentDeadline?: number }): Entity;
   /**
    * LOOM-4: a new entity whose context is the loom's path to `turnId`; the original thread is not
    * touched. The medium says how its state comes back, and the first turn records it: `snapshot` for a
@@ -109,6 +113,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
     onEvent: options.onEvent,
     context: options.context,
     exposeLoom: options.exposeLoom ?? false,
+    folding: options.folding,
     async cast(intent: string) {
       // INTENT-1 is checked before an entity exists, so a refused cast leaves nothing in the loom.
       if (typeof intent !== 'string' || intent.trim() === '') {
@@ -121,8 +126,12 @@ export function createCantrip(options: CantripOptions): Cantrip {
         entity.dispose();
       }
     },
-    invoke(invokeOptions: { entityId?: string } = {}) {
-      return new Entity(cantrip, invokeOptions.entityId ?? newEntityId(), { parentTurnId: callTurnId(), sequence: 0 });
+    invoke(invokeOptions: { entityId?: string; parentDeadline?: number } = {}) {
+      return new Entity(cantrip, invokeOptions.entityId ?? newEntityId(), {
+        parentTurnId: callTurnId(),
+        sequence: 0,
+        ...(invokeOptions.parentDeadline === undefined ? {} : { parentDeadline: invokeOptions.parentDeadline }),
+      });
     },
     fork(turnId: string, forkOptions: { entityId?: string } = {}) {
       const turn = loom.has(turnId) ? loom.get(turnId) : undefined;

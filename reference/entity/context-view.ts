@@ -10,12 +10,19 @@ import { deepFreeze } from '../freeze.ts';
  * JSON.stringify) but refuses writes, and its length is fixed when it is made, so messages the loop
  * appends later never appear in an earlier request.
  *
- * `head` comes first (e.g. a fold summary), then `log` from index `from` on.
+ * `head` comes first (the call, then e.g. a fold summary), then `log` from index `from` on, where
+ * `overrides` stand in for some log entries (trimmed ephemeral results, PROD-5).
  */
-export function contextView(head: readonly Message[], log: readonly Message[], from = 0): Message[] {
+export function contextView(
+  head: readonly Message[],
+  log: readonly Message[],
+  from = 0,
+  overrides: ReadonlyMap<number, Message> = new Map(),
+): Message[] {
   const length = head.length + log.length - from;
+  const fromLog = (index: number): Message | undefined => overrides.get(index) ?? log[index];
   const at = (index: number): Message | undefined =>
-    index < head.length ? head[index] : index < length ? log[from + index - head.length] : undefined;
+    index < head.length ? head[index] : index < length ? fromLog(from + index - head.length) : undefined;
   const refuse = (): never => {
     throw new TypeError('a request context is read-only');
   };

@@ -4,7 +4,7 @@ import type { MediumSession } from '../circle/medium/medium.ts';
 import { CantripError } from '../errors.ts';
 import { emptyUsage } from '../production/usage.ts';
 import { callMessages } from '../call/call.ts';
-import { contextView, sealMessage } from './context-view.ts';
+import { WorkingContext } from './working-context.ts';
 import type { Cantrip } from './cantrip.ts';
 import { runCast, type CastResult, type CastStart } from './loop.ts';
 
@@ -22,6 +22,8 @@ export interface EntityOrigin {
   fork?: Turn['fork'];
   /** For a forked entity: the recorded path its medium state is rebuilt from. */
   restoreFrom?: readonly Turn[];
+  /** For a child entity: its parent's wall-clock deadline (epoch ms), which bounds the child's too. */
+  parentDeadline?: number;
 }
 
 /**
@@ -32,12 +34,13 @@ export interface EntityOrigin {
  * (ENTITY-5), which only grows (ENTITY-3); its turns stay in the loom after it is gone (ENTITY-4).
  */
 export class Entity {
-  /** The append-only, deep-frozen message log behind every request's context view. */
-  readonly #log: Message[];
-  readonly #head: Message[];
+  /** What the crystal is shown: the call, then the history, trimmed by folding and ephemeral gates. */
+  readonly context: WorkingContext;
   usage: Usage = emptyUsage();
   /** Set until the first turn of a forked entity has been recorded. */
   forkedFrom: Turn['fork'] | undefined;
+  /** A child's parent's deadline: the child is cut off with `parent_terminated` when it passes. */
+  readonly parentDeadline: number | undefined;
   private lastTurnId: string;
   private sequence: number;
   private mediumSession: MediumSession | undefined;
@@ -55,10 +58,10 @@ export class Entity {
   ) {
     this.lastTurnId = origin.parentTurnId;
     this.sequence = origin.sequence;
-    this.#log = (origin.messages ?? []).map(sealMessage);
-    this.#head = callMessages(cantrip.call).map(sealMessage);
+    this.context = new WorkingContext(callMessages(cantrip.call), origin.messages ?? []);
     this.forkedFrom = origin.fork;
     this.restoreFrom = origin.restoreFrom;
+    this.parentDeadline = origin.parentDeadline;
   }
 
   /**
@@ -87,22 +90,19 @@ export class Entity {
     }
   }
 
-  /** Everything the entity has said and seen, oldest first (read-only). */
+  /** Everything the entity has said and seen, oldest first (read-only, never trimmed). */
   get messages(): readonly Message[] {
-    return this.#log;
+    return this.context.log;
   }
 
-  /** Adds messages to the log; nothing already there ever changes (ENTITY-3). */
-  remember(...messages: Message[]): void {
-    for (const message of messages) this.#log.push(sealMessage(message));
+  /** The id of the entity's latest turn in the loom (or the turn it hangs from, before its first). */
+  get lastTurn(): string {
+    return this.lastTurnId;
   }
 
-  /**
-   * The context for the next query, made in constant time: the call's system message first (CALL-2),
-   * then the history (LOOP-5). Later appends do not show up in it.
-   */
-  workingContext(): Message[] {
-    return contextView(this.#head, this.#log);
+  /** The sequence the entity's next turn will have. */
+  get nextSequence(): number {
+    return this.sequence + 1;
   }
 
   /** The medium session, opened on first use and kept for the entity's life (CIRCLE-9). */

@@ -8,6 +8,7 @@ import { addUsage, billedTokens } from '../production/usage.ts';
 import { bounded, DeadlinePassed } from './deadline.ts';
 import type { Entity } from './entity.ts';
 import { truncationSummary } from './truncation-summary.ts';
+import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold } from '../loom/fold.ts';
 import { CHILD_WIND_DOWN_MS, spawnChild } from '../composition/spawn.ts';
 
 
@@ -46,15 +47,19 @@ export interface CastStart {
  */
 export async function runCast(entity: Entity, start: CastStart): Promise<CastResult> {
   const { crystal, call, circle } = entity.cantrip;
-  const deadline = circle.wards.timeoutMs === undefined ? undefined : Date.now() + circle.wards.timeoutMs;
+  // A child's clock never runs past its parent's: reaching the parent's deadline means the parent ended (COMP-9).
+  const own = circle.wards.timeoutMs === undefined ? undefined : Date.now() + circle.wards.timeoutMs;
+  const inherited = entity.parentDeadline;
+  const deadline = own === undefined ? inherited : inherited === undefined ? own : Math.min(own, inherited);
+  const timeoutCause = (): TruncationCause => (inherited !== undefined && deadline === inherited ? 'parent_terminated' : 'timeout');
   const controller = new AbortController();
   const stopOnParent = () => controller.abort(entity.stopReason());
   entity.onStop(stopOnParent);
   const firstCast = entity.messages.length === 0;
-  if (start.intent !== null) entity.remember({ role: 'user', content: start.intent });
+  if (start.intent !== null) entity.context.rememberIntent(start.intent);
   // A child's data follows its intent, once, so the intent stays the first user message (INTENT-2).
   if (firstCast && start.intent !== null && entity.cantrip.context !== undefined) {
-    entity.remember({ role: 'user', content: `Context data:\n${JSON.stringify(entity.cantrip.context)}` });
+    entity.context.remember({ role: 'user', content: `Context data:\n${JSON.stringify(entity.cantrip.context)}` });
   }
   const turns: Turn[] = [];
   try {
@@ -63,8 +68,9 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       const turnId = newTurnId();
       // Children spawned during this turn hang from it before it is recorded (COMP-5).
       entity.cantrip.loom.reserve(turnId);
+      entity.context.startTurn(entity.nextSequence);
       const request: CrystalRequest = {
-        messages: entity.workingContext(),
+        messages: entity.context.view(),
         tools: circle.tools as ToolDefinition[],
         tool_choice: 'auto',
         hyperparameters: call.hyperparameters,
@@ -75,7 +81,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       let cause: TruncationCause | undefined;
       try {
         response = validateResponse(await bounded(crystal.query(request, { signal: controller.signal }), deadline, controller));
-        entity.remember({
+        entity.context.remember({
           role: 'assistant',
           content: response.content,
           ...(response.tool_calls?.length ? { tool_calls: response.tool_calls } : {}),
@@ -88,21 +94,21 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
               entityId: entity.id,
               signal: controller.signal,
               turnId,
-              spawn: (request) => spawnChild(entity, turnId, controller.signal, request),
+              spawn: (request) => spawnChild(entity, turnId, controller.signal, request, deadline),
             }),
             deadline,
             controller,
           );
-          entity.remember(...action.messages);
+          rememberObservation(entity, action);
           for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
         }
       } catch (error) {
         // Gate calls cut off mid-way still get an answer, so the context stays well-formed for a later cast.
         if (response?.tool_calls?.length && !action) {
-          for (const call of response.tool_calls) entity.remember({ role: 'tool', tool_call_id: call.id, content: 'interrupted' });
+          for (const call of response.tool_calls) entity.context.remember({ role: 'tool', tool_call_id: call.id, content: 'interrupted' });
         }
         if (entity.stopReason()) cause = 'parent_terminated';
-        else if (error instanceof DeadlinePassed) cause = 'timeout';
+        else if (error instanceof DeadlinePassed) cause = timeoutCause();
         else {
           cause = 'crystal_error';
           failure = error instanceof CantripError ? error : new CantripError('crystal_error', String(error), { cause: error });
@@ -112,8 +118,8 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       entity.usage = addUsage(entity.usage, usage);
       const textOnly = response !== undefined && !response.tool_calls?.length;
       const terminated = cause === undefined && (action?.done !== undefined || (textOnly && !entity.cantrip.requireDone));
-      if (!terminated && cause === undefined) cause = wardThatFired(entity, turnInCast, deadline);
-      if (textOnly && !terminated && cause === undefined) entity.remember({ role: 'user', content: NO_GATE_CALLED });
+      if (!terminated && cause === undefined) cause = wardThatFired(entity, turnInCast, deadline, timeoutCause);
+      if (textOnly && !terminated && cause === undefined) entity.context.remember({ role: 'user', content: NO_GATE_CALLED });
 
       const turn = entity.record({
         id: turnId,
@@ -131,6 +137,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         ...(terminated ? { result: action?.done ? action.done.answer : response?.content } : {}),
       });
       turns.push(turn);
+      entity.context.endTurn();
       emit(entity.cantrip.onEvent, { type: 'usage', entity_id: entity.id, data: usage });
       emit(entity.cantrip.onEvent, { type: 'turn_end', entity_id: entity.id, data: { turn_id: turn.id, sequence: turn.sequence } });
 
@@ -148,6 +155,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
           turns,
         };
       }
+      await foldIfNeeded(entity, usage);
     }
   } finally {
     entity.offStop(stopOnParent);
@@ -157,13 +165,68 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
   }
 }
 
+/**
+ * PROD-4, §6.8: when the last query used more than the threshold of the crystal's window, every turn
+ * but the most recent few is replaced in the working context by a marked summary, and a `fold` turn
+ * records it. The loom keeps every turn as it was (LOOM-5); the call and the tools are untouched
+ * (LOOM-6, CALL-5) because they are not part of what is folded.
+ */
+async function foldIfNeeded(entity: Entity, usage: Usage): Promise<void> {
+  const folding = entity.cantrip.folding;
+  if (!folding || !shouldFold(usage, entity.cantrip.crystal.contextWindow, folding.threshold)) return;
+  const keep = folding.keepRecentTurns ?? DEFAULT_KEEP_RECENT_TURNS;
+  const shown = entity.context.unfoldedTurns();
+  if (shown.length <= keep) return;
+  const thread = entity.cantrip.loom.pathTo(entity.lastTurn);
+  const upTo = shown[shown.length - keep - 1]!;
+  const folded = thread.filter((turn) => turn.entity_id === entity.id && turn.role === 'crystal' && turn.sequence <= upTo);
+  const digest = await (folding.summarize ?? digestTurns)(folded);
+  const range = entity.context.fold(keep, (from, to) => `${foldMarker(from, to)}\n${digest}`);
+  if (!range) return;
+  entity.record({
+    id: newTurnId(),
+    role: 'fold',
+    utterance: '',
+    observation: `${foldMarker(range.from, range.to)}\n${digest}`,
+    gate_calls: [],
+    metadata: usageMetadata({ prompt: 0, completion: 0, cached: 0 }, 0),
+    reward: null,
+    terminated: false,
+    truncated: false,
+    truncation_cause: null,
+    fold: { from_sequence: range.from, to_sequence: range.to },
+  });
+}
+
+/** Adds a turn's tool messages to the context, marking those of ephemeral gates for trimming (PROD-5). */
+function rememberObservation(entity: Entity, action: Action): void {
+  const gates = entity.cantrip.circle.gates;
+  const ephemeral = new Map(action.gateCalls.filter((record) => gates.get(record.gate)?.ephemeral).map((record) => [record.tool_call_id, record.gate]));
+  for (const message of action.messages) {
+    const index = entity.context.remember(message);
+    const gate = message.tool_call_id === undefined ? undefined : ephemeral.get(message.tool_call_id);
+    if (gate !== undefined) {
+      entity.context.markEphemeral(index, {
+        role: 'tool',
+        tool_call_id: message.tool_call_id!,
+        content: `[ephemeral result of ${gate} removed from the context; it is kept in the loom. Call ${gate} again if you need it.]`,
+      });
+    }
+  }
+}
+
 /** The ward, if any, that ends the cast after a turn that did not terminate it. */
-function wardThatFired(entity: Entity, turnInCast: number, deadline: number | undefined): TruncationCause | undefined {
+function wardThatFired(
+  entity: Entity,
+  turnInCast: number,
+  deadline: number | undefined,
+  timeoutCause: () => TruncationCause,
+): TruncationCause | undefined {
   const wards = entity.cantrip.circle.wards;
   if (entity.stopReason()) return 'parent_terminated';
   if (wards.maxTurns !== undefined && turnInCast >= wards.maxTurns) return 'max_turns';
   if (wards.maxTokens !== undefined && billedTokens(entity.usage) >= wards.maxTokens) return 'max_tokens';
-  if (deadline !== undefined && Date.now() >= deadline) return 'timeout';
+  if (deadline !== undefined && Date.now() >= deadline) return timeoutCause();
   return undefined;
 }
 
