@@ -31,6 +31,10 @@ export interface CaseSetup {
   require_done?: boolean;
   folding?: { threshold?: number; keep_recent_turns?: number };
   expose_loom?: boolean;
+  /** Files written to a fresh directory for this case; file gates' roots are relative to it. */
+  files?: Record<string, string>;
+  /** Symlinks (path -> relative target) created in that directory. */
+  links?: Record<string, string>;
 }
 
 export interface ScriptToolCall {

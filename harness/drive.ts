@@ -10,6 +10,7 @@ import { jsonCopy } from './equality.ts';
 import { MockCrystals, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
 import { emptyRecord, type ActionTrace, type RunRecord } from './run-record.ts';
 import { prepareSetup, type PreparedSetup } from './setup.ts';
+import { materializeFiles } from './case-files.ts';
 import { TestGates } from './test-gates.ts';
 
 export interface DriveResult {
@@ -30,9 +31,18 @@ class Stop extends Error {}
 const realWait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description): Promise<DriveResult> {
+  const files = c.setup.files || c.setup.links ? await materializeFiles(c.setup.files, c.setup.links) : undefined;
+  try {
+    return await driveIn(c, adapter, description, files?.dir);
+  } finally {
+    await files?.cleanup();
+  }
+}
+
+async function driveIn(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined): Promise<DriveResult> {
   const started = performance.now();
   const now = (): number => Math.round((performance.now() - started) * 1000) / 1000;
-  const prepared = prepareSetup(c);
+  const prepared = prepareSetup(c, filesDir);
   const record = emptyRecord(description);
   const crystals = new MockCrystals(c.crystals ?? {}, description.sandbox, realWait);
   const gates = new TestGates(prepared.testGates, now, realWait);

@@ -2,6 +2,7 @@
  * Turns a case's `setup` into the `CantripSetup` given to `Adapter.construct`, and collects what the
  * harness needs to know about it (its test gates, which crystals children use).
  */
+import { join } from 'node:path';
 import type { CantripSetup, GateSetup } from '../schemas/adapter.ts';
 import type { CaseCall, CaseGateObject, LoadedCase, TestGateKind } from './case-types.ts';
 import { testGateDefinition, testGateKind } from './test-gates.ts';
@@ -15,7 +16,8 @@ export interface PreparedSetup {
   childCrystals: Set<string>;
 }
 
-export function prepareSetup(c: LoadedCase): PreparedSetup {
+/** `filesDir`: where the case's files were written; file gates' roots are resolved against it. */
+export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   const s = c.setup;
   const setup: CantripSetup = {};
   if (s.crystal !== undefined) {
@@ -48,7 +50,10 @@ export function prepareSetup(c: LoadedCase): PreparedSetup {
         addPrompt(crystal, gate.call ?? s.call);
         return { name: gate.name, ...(gate.crystal !== undefined && { crystal: gate.crystal }), ...(gate.call !== undefined && { call: gate.call }) };
       }
-      if (gate.name === 'read' || gate.name === 'list_dir') return { name: gate.name, root: gate.root ?? '' };
+      if (gate.name === 'read' || gate.name === 'list_dir') {
+        const root = gate.root ?? '.';
+        return { name: gate.name, root: filesDir === undefined ? root : join(filesDir, root) };
+      }
       return { name: 'done' };
     });
     setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };

@@ -13,6 +13,7 @@ import { ERROR_CODES, PROTOCOL_VERSION, type ErrorCode } from '../../schemas/ind
 import { createCall } from '../call/call.ts';
 import { createCircle } from '../circle/circle.ts';
 import { doneGate } from '../circle/done.ts';
+import { listDirGate, readGate } from '../circle/file-gates.ts';
 import { defineGate, type Gate } from '../circle/gate.ts';
 import type { Wards } from '../circle/wards.ts';
 import { CRYSTAL_CONTRACT_VERSION, type Crystal } from '../crystal/contract.ts';
@@ -49,7 +50,7 @@ export function createReferenceAdapter(): Adapter {
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates'],
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
         fork_strategies: ['snapshot', 'replay'],
       };
@@ -164,6 +165,10 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards): Gate {
     );
   }
   if (setup.name === 'done') return doneGate();
+  if (setup.name === 'read' || setup.name === 'list_dir') {
+    const { root } = setup as { root: string };
+    return setup.name === 'read' ? readGate({ root }) : listDirGate({ root });
+  }
   if (setup.name === 'call_entity' || setup.name === 'call_entity_batch') {
     const composition = setup as { crystal?: string; call?: CallSetup };
     const dependencies = {

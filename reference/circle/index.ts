@@ -5,3 +5,5 @@ export * from './circle.ts';
 export * from './gate-execution.ts';
 export * from './medium/medium.ts';
 export * from './medium/conversation.ts';
+export * from './file-gates.ts';
+export * from './medium/code-medium.ts';

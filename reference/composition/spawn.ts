@@ -51,6 +51,7 @@ export async function spawnChild(
     circle: createCircle({ gates, wards, medium: parentCircle.medium }),
     requireDone: parent.cantrip.requireDone,
     ...(parent.cantrip.folding ? { folding: parent.cantrip.folding } : {}),
+    ...(parent.cantrip.redact ? { redact: parent.cantrip.redact } : {}),
     loom: parent.cantrip.loom,
     onEvent: parent.cantrip.onEvent,
     spawnedBy: spawningTurnId,

@@ -9,6 +9,7 @@ import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
 import { emptyMetadata, newTurnId } from '../loom/turn.ts';
 import type { FoldingOptions } from '../loom/fold.ts';
+import type { Redactor } from '../production/redaction.ts';
 import type { EventSink } from '../production/events.ts';
 import { contextFromThread } from './context.ts';
 import { Entity, newEntityId } from './entity.ts';
@@ -33,6 +34,8 @@ export interface CantripOptions {
   exposeLoom?: boolean;
   /** §6.8, PROD-4: fold older turns into a summary when the context nears the crystal's window. */
   folding?: FoldingOptions;
+  /** Scrubs secrets from what the entity observes (the loom's own `redact` option covers exports). */
+  redact?: Redactor;
 }
 
 /** A cantrip: a reusable value binding a crystal to a circle through a call (CANTRIP-1, CANTRIP-2). */
@@ -47,6 +50,7 @@ export interface Cantrip {
   readonly context: unknown;
   readonly exposeLoom: boolean;
   readonly folding: FoldingOptions | undefined;
+  readonly redact: Redactor | undefined;
   /** Invoke, run one intent, dispose (§1.5). Each cast is a new, independent entity (CANTRIP-2). */
   cast(intent: string): Promise<CastResult>;
   /** A persistent entity that takes intents one cast at a time (ENTITY-5, ENTITY-6). */
@@ -114,6 +118,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
     context: options.context,
     exposeLoom: options.exposeLoom ?? false,
     folding: options.folding,
+    redact: options.redact,
     async cast(intent: string) {
       // INTENT-1 is checked before an entity exists, so a refused cast leaves nothing in the loom.
       if (typeof intent !== 'string' || intent.trim() === '') {

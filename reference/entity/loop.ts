@@ -125,7 +125,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         id: turnId,
         role: 'crystal',
         utterance: action?.utterance ?? response?.content ?? '',
-        observation: observationOf(action, textOnly, terminated, failure, cause),
+        observation: redacted(entity, observationOf(action, textOnly, terminated, failure, cause)),
         gate_calls: action?.gateCalls ?? [],
         metadata: usageMetadata(usage, Date.now() - began),
         reward: null,
@@ -198,11 +198,20 @@ async function foldIfNeeded(entity: Entity, usage: Usage): Promise<void> {
   });
 }
 
-/** Adds a turn's tool messages to the context, marking those of ephemeral gates for trimming (PROD-5). */
+function redacted(entity: Entity, text: string): string {
+  return entity.cantrip.redact ? entity.cantrip.redact(text) : text;
+}
+
+/**
+ * Adds a turn's tool messages to the context, with configured secrets scrubbed, marking those of
+ * ephemeral gates for trimming (PROD-5).
+ */
 function rememberObservation(entity: Entity, action: Action): void {
   const gates = entity.cantrip.circle.gates;
   const ephemeral = new Map(action.gateCalls.filter((record) => gates.get(record.gate)?.ephemeral).map((record) => [record.tool_call_id, record.gate]));
-  for (const message of action.messages) {
+  const redact = entity.cantrip.redact;
+  for (const original of action.messages) {
+    const message = redact && typeof original.content === 'string' ? { ...original, content: redact(original.content) } : original;
     const index = entity.context.remember(message);
     const gate = message.tool_call_id === undefined ? undefined : ephemeral.get(message.tool_call_id);
     if (gate !== undefined) {

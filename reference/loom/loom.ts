@@ -7,7 +7,8 @@ import { LoomLoadError } from './load-error.ts';
 import { loomLineProblem, rewardProblem, turnProblem } from './loom-line.ts';
 import { MemoryStorage } from './memory-storage.ts';
 import type { LoomStorage, TornTail } from './storage.ts';
-import { threadToJsonl, type Redactor } from './thread-export.ts';
+import { threadToJsonl } from './thread-export.ts';
+import type { Redactor } from '../production/redaction.ts';
 import { deepFreeze } from '../freeze.ts';
 import { sealTurn } from './turn.ts';
 

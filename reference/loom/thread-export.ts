@@ -2,9 +2,7 @@
  * Serializes a thread for export (LOOM-10), with an optional redaction pass for secrets.
  */
 import type { LoomLine, Turn } from '../../schemas/records.ts';
-
-/** Rewrites a piece of exported text, e.g. to scrub API keys. Must be pure and total. */
-export type Redactor = (text: string) => string;
+import type { Redactor } from '../production/redaction.ts';
 
 /** A copy of `value` with `redact` applied to every string value (never to keys), at any depth. */
 export function redactStrings(value: unknown, redact: Redactor): unknown {

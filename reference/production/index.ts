@@ -1,3 +1,4 @@
 export * from './retry.ts';
 export * from './usage.ts';
 export * from './events.ts';
+export * from './redaction.ts';

@@ -1,0 +1,15 @@
+/** Rewrites a piece of text to scrub secrets; pure and total. Used on observations and loom exports. */
+export type Redactor = (text: string) => string;
+
+/** The placeholder a scrubbed secret becomes. */
+export const REDACTED = '[REDACTED]';
+
+/**
+ * A redactor for a fixed list of secrets (API keys, tokens). Empty and very short strings are ignored,
+ * since scrubbing them would mangle ordinary text.
+ */
+export function secretRedactor(secrets: readonly string[]): Redactor {
+  const targets = [...new Set(secrets.filter((secret) => secret.length >= 4))].sort((a, b) => b.length - a.length);
+  if (targets.length === 0) return (text) => text;
+  return (text) => targets.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
+}
