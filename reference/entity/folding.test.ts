@@ -13,7 +13,8 @@ describe('folding (§6.8)', () => {
       'windowed',
       { contextWindow: 1000 },
     );
-    return { crystal, ...scriptedCantrip([], { crystal, extra: { folding: { keepRecentTurns: 2 } } }) };
+    const { cantrip } = scriptedCantrip([], { crystal, extra: { folding: { keepRecentTurns: 2 } } });
+    return { crystal, cantrip };
   };
 
   it('PROD-4: folding starts by itself once usage passes 80% of the window, not before', async () => {
