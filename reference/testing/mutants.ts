@@ -1,0 +1,82 @@
+/**
+ * Shows that the reference's rule tests can fail: each mutant breaks one rule in the source, the
+ * tests named for that rule are run, and the mutant counts as caught only if they fail. The source is
+ * restored after every mutant (and the script refuses to start on files with uncommitted changes, so a
+ * crash can never leave a mutant behind unnoticed: `git checkout` restores it).
+ *
+ *   npx tsx reference/testing/mutants.ts [mutant-id ...]
+ *
+ * Prints one line per mutant and exits 1 if any survived.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+interface Mutant {
+  id: string;
+  rule: string;
+  file: string;
+  find: string;
+  replace: string;
+  /** The test files (and optional name filter) that must fail. */
+  tests: string[];
+  filter?: string;
+}
+
+const MUTANTS: Mutant[] = [
+  { id: 'done-does-not-stop', rule: 'LOOP-3', file: 'reference/circle/medium/conversation.ts', find: 'if (done) {', replace: 'if (false) {', tests: ['reference/entity/loop.test.ts'], filter: 'LOOP-3' },
+  { id: 'done-never-terminates', rule: 'CIRCLE-8', file: 'reference/entity/loop.ts', find: '(action?.done !== undefined ||', replace: '(false ||', tests: ['reference/circle/circle.test.ts'], filter: 'CIRCLE-8' },
+  { id: 'max-turns-off-by-one', rule: 'LOOP-4', file: 'reference/entity/loop.ts', find: 'turnInCast >= wards.maxTurns', replace: 'turnInCast > wards.maxTurns', tests: ['reference/entity/loop.test.ts'], filter: 'LOOP-4' },
+  { id: 'require-done-ignored', rule: 'LOOP-6', file: 'reference/entity/loop.ts', find: '(textOnly && !entity.cantrip.requireDone)', replace: 'textOnly', tests: ['reference/entity/loop.test.ts'], filter: 'LOOP-6' },
+  { id: 'call-not-frozen', rule: 'CALL-1', file: 'reference/call/call.ts', find: 'return deepFreeze({', replace: 'return ({', tests: ['reference/call/call.test.ts'], filter: 'CALL-1' },
+  { id: 'gate-errors-swallowed', rule: 'CIRCLE-5', file: 'reference/circle/gate-execution.ts', find: 'return { ...record, ok: false, error: toGateError(error) };', replace: 'return { ...record, ok: true, result: null };', tests: ['reference/circle/circle.test.ts'], filter: 'CIRCLE-5' },
+  { id: 'removed-gate-still-callable', rule: 'CIRCLE-6', file: 'reference/circle/circle.ts', find: 'if (!removed.has(name)) gates.set(name, gate);', replace: 'gates.set(name, gate);', tests: ['reference/circle/circle.test.ts'], filter: 'CIRCLE-6' },
+  { id: 'cached-usage-dropped', rule: 'PROD-3', file: 'reference/production/usage.ts', find: 'cached: total.cached + more.cached,', replace: 'cached: total.cached,', tests: ['reference/production/production.test.ts'], filter: 'PROD-3' },
+  { id: 'client-errors-retried', rule: 'PROD-2', file: 'reference/crystal/crystal-error.ts', find: 'isRetryableStatus(options.status))', replace: 'true)', tests: ['reference/production/production.test.ts'], filter: 'PROD-2' },
+  { id: 'empty-response-accepted', rule: 'CRYSTAL-3', file: 'reference/crystal/validate.ts', find: 'if (!hasText && toolCalls.length === 0) {', replace: 'if (false) {', tests: ['reference/crystal/validate.test.ts'], filter: 'CRYSTAL-3' },
+  { id: 'duplicate-ids-accepted', rule: 'CRYSTAL-4', file: 'reference/crystal/validate.ts', find: 'if (seen.has(call.id)) throw', replace: 'if (false) throw', tests: ['reference/crystal/validate.test.ts'], filter: 'CRYSTAL-4' },
+  { id: 'loom-replaces-turns', rule: 'LOOM-3', file: 'reference/loom/loom.ts', find: 'if (this.#turns.has(turn.id)) {', replace: 'if (false) {', tests: ['reference/loom/loom.test.ts'] },
+  { id: 'wards-loosen', rule: 'WARD-1', file: 'reference/circle/wards.ts', find: 'composed[key] = Math.min(...values);', replace: 'composed[key] = Math.max(...values);', tests: ['reference/circle/circle.test.ts', 'reference/composition/composition.test.ts'], filter: 'WARD-1' },
+  { id: 'child-granted-any-gate', rule: 'COMP-1', file: 'reference/composition/spawn.ts', find: "if (!gate) throw new CantripError('gate_not_granted'", replace: "if (!gate) continue; if (false) throw new CantripError('gate_not_granted'", tests: ['reference/composition/composition.test.ts'], filter: 'COMP-1' },
+  { id: 'depth-not-spent', rule: 'COMP-6', file: 'reference/composition/spawn.ts', find: 'const depth = (parentCircle.wards.maxDepth ?? 1) - 1;', replace: 'const depth = parentCircle.wards.maxDepth ?? 1;', tests: ['reference/composition/composition.test.ts'], filter: 'COMP-6' },
+  { id: 'batch-in-completion-order', rule: 'COMP-3', file: 'reference/composition/call-entity-batch.ts', find: 'results[index] = { ok: true, result: answerOf(await runChild(requests[index], context, dependencies)) };', replace: 'const done = { ok: true, result: answerOf(await runChild(requests[index], context, dependencies)) }; results[results.findIndex((r, i) => r === undefined && i >= 0)] = done;', tests: ['reference/composition/composition.test.ts'], filter: 'COMP-3' },
+  { id: 'child-cut-reported-as-timeout', rule: 'COMP-9', file: 'reference/entity/loop.ts', find: "deadline === inherited ? 'parent_terminated' : 'timeout'", replace: "false ? 'parent_terminated' : 'timeout'", tests: ['reference/composition/composition.test.ts'], filter: 'COMP-9' },
+  { id: 'fold-not-marked', rule: 'LOOM-5', file: 'reference/loom/fold.ts', find: 'return `[Folded: turns ${fromSequence}-${toSequence}]`;', replace: 'return `Summary of earlier work`;', tests: ['reference/entity/folding.test.ts'], filter: 'LOOM-5' },
+  { id: 'ephemeral-never-trimmed', rule: 'PROD-5', file: 'reference/entity/working-context.ts', find: 'this.#overrides.set(index, sealMessage(replacement));', replace: 'void replacement;', tests: ['reference/entity/folding.test.ts'], filter: 'PROD-5' },
+  { id: 'symlink-escape-allowed', rule: 'CIRCLE-6', file: 'reference/circle/file-gates.ts', find: 'if (!inside(realRoot, real)) refuse(requested);', replace: '', tests: ['reference/circle/file-gates.test.ts'], filter: 'CIRCLE-6' },
+];
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const chosen = process.argv.slice(2);
+const mutants = chosen.length > 0 ? MUTANTS.filter((mutant) => chosen.includes(mutant.id)) : MUTANTS;
+
+const dirty = execFileSync('git', ['status', '--porcelain', '--', ...new Set(mutants.map((mutant) => mutant.file))], { cwd: root, encoding: 'utf8' }).trim();
+if (dirty) {
+  console.error(`refusing to mutate files with uncommitted changes:\n${dirty}`);
+  process.exit(2);
+}
+
+let survived = 0;
+for (const mutant of mutants) {
+  const path = join(root, mutant.file);
+  const original = readFileSync(path, 'utf8');
+  if (!original.includes(mutant.find)) {
+    console.log(`STALE     ${mutant.id} (${mutant.rule}): '${mutant.find}' is no longer in ${mutant.file}`);
+    survived += 1;
+    continue;
+  }
+  writeFileSync(path, original.replace(mutant.find, mutant.replace));
+  try {
+    const args = ['vitest', 'run', ...mutant.tests, ...(mutant.filter ? ['-t', mutant.filter] : [])];
+    const run = spawnSync('npx', args, { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    const summary = /Tests\s+(.*)/.exec(run.stdout.replace(/\x1b\[[0-9;]*m/g, ''))?.[1]?.trim() ?? 'no summary';
+    const caught = run.status !== 0;
+    if (!caught) survived += 1;
+    console.log(`${caught ? 'CAUGHT  ' : 'SURVIVED'}  ${mutant.id} (${mutant.rule}): ${summary}`);
+  } finally {
+    writeFileSync(path, original);
+  }
+}
+console.log(`${mutants.length - survived} of ${mutants.length} mutants caught`);
+process.exit(survived > 0 ? 1 : 0);
