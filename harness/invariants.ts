@@ -68,7 +68,9 @@ const alternation: Check = (_c, d) => {
       if (typeof t.utterance !== 'string' || typeof t.observation !== 'string') return fail(`turn ${t.id} of ${entity} lacks an utterance or an observation`);
       const prev = turns[k - 1];
       if (!prev) continue;
-      if (t.sequence !== prev.sequence + 1) return fail(`entity ${entity}: sequence ${prev.sequence} is followed by ${t.sequence}`);
+      // A fold turn between two crystal turns takes a sequence number of its own (spec 6.1: it is a turn).
+      const folds = d.record.loom.turns.filter((f) => f.role === 'fold' && f.entity_id === entity && f.sequence > prev.sequence && f.sequence < t.sequence).length;
+      if (t.sequence !== prev.sequence + 1 + folds) return fail(`entity ${entity}: sequence ${prev.sequence} is followed by ${t.sequence}`);
       let parent = t.parent_id === null ? undefined : byId.get(t.parent_id);
       while (parent && parent.role === 'fold' && parent.id !== prev.id) parent = parent.parent_id === null ? undefined : byId.get(parent.parent_id);
       if (parent?.id !== prev.id) return fail(`entity ${entity}: turn ${t.id} (sequence ${t.sequence}) has parent ${String(t.parent_id)}, not the previous turn ${prev.id}`);
@@ -119,8 +121,9 @@ const usageRecorded: Check = (c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
   const steps = Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()]);
   if (steps.some((s) => s.usage && s.usage.prompt + s.usage.completion === 0)) return skip('the case scripts zero usage');
-  // A turn that records a failed query has no usage to record.
-  const turns = d.record.loom.turns.filter((t) => t.role === 'crystal' && t.truncation_cause !== 'crystal_error');
+  // A turn cut off before the crystal answered (a failed or interrupted query) has no usage to record.
+  const answered = (t: Turn): boolean => t.utterance !== '' || t.gate_calls.length > 0;
+  const turns = d.record.loom.turns.filter((t) => t.role === 'crystal' && t.truncation_cause !== 'crystal_error' && answered(t));
   if (turns.length === 0) return skip('no crystal turns');
   const bare = turns.find((t) => !(t.metadata?.tokens_prompt + t.metadata?.tokens_completion > 0));
   return bare ? fail(`turn ${bare.id} records no token usage although every response reported some`) : pass;
