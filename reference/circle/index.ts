@@ -7,3 +7,4 @@ export * from './medium/medium.ts';
 export * from './medium/conversation.ts';
 export * from './file-gates.ts';
 export * from './medium/code-medium.ts';
+export * from './medium/code/index.ts';
