@@ -92,7 +92,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     const path = resolve(io.cwd, options.cases);
     // Reports name the case file relative to where the command ran, so they read the same on any machine.
-    file = loadCaseFile(path, relative(io.cwd, path) || path);
+    // Short paths for files under the working directory; absolute ones elsewhere, so they stay findable.
+    const shown = relative(io.cwd, path);
+    file = loadCaseFile(path, shown && !shown.startsWith('..') && !isAbsolute(shown) ? shown : path);
     if (options.expectedFailures) {
       expected = loadExpectedFailures(resolve(io.cwd, options.expectedFailures));
       const known = new Set(file.cases.map((c) => c.id));
