@@ -5,7 +5,7 @@ import { CantripError } from '../errors.ts';
 import { newTurnId, usageMetadata } from '../loom/turn.ts';
 import { emit } from '../production/events.ts';
 import { addUsage, billedTokens } from '../production/usage.ts';
-import { bounded, DeadlinePassed } from './deadline.ts';
+import { boundCast, DeadlinePassed } from './deadline.ts';
 import type { Entity } from './entity.ts';
 import { truncationSummary } from './truncation-summary.ts';
 import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold } from '../loom/fold.ts';
@@ -53,6 +53,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
   const deadline = own === undefined ? inherited : inherited === undefined ? own : Math.min(own, inherited);
   const timeoutCause = (): TruncationCause => (inherited !== undefined && deadline === inherited ? 'parent_terminated' : 'timeout');
   const controller = new AbortController();
+  const bound = boundCast(controller, deadline);
   const stopOnParent = () => controller.abort(entity.stopReason());
   entity.onStop(stopOnParent);
   const firstCast = entity.messages.length === 0;
@@ -80,7 +81,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       let failure: CantripError | undefined;
       let cause: TruncationCause | undefined;
       try {
-        response = validateResponse(await bounded(crystal.query(request, { signal: controller.signal }), deadline, controller));
+        response = validateResponse(await bound.wait(crystal.query(request, { signal: controller.signal })));
         entity.context.remember({
           role: 'assistant',
           content: response.content,
@@ -89,15 +90,13 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         announce(entity, response);
         if (response.tool_calls?.length) {
           const session = await entity.session();
-          action = await bounded(
+          action = await bound.wait(
             session.act(response.tool_calls, {
               entityId: entity.id,
               signal: controller.signal,
               turnId,
               spawn: (request) => spawnChild(entity, turnId, controller.signal, request, deadline),
             }),
-            deadline,
-            controller,
           );
           rememberObservation(entity, action);
           for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
@@ -158,6 +157,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       await foldIfNeeded(entity, usage);
     }
   } finally {
+    bound.clear();
     entity.offStop(stopOnParent);
     // COMP-9: children still running when this cast ends are stopped and given time to record it.
     controller.abort(entity.stopReason() ?? 'cast ended');
