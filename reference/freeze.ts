@@ -6,8 +6,12 @@
  */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  for (const key of Reflect.ownKeys(value)) {
-    deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+  // Plain data only (what the reference seals is JSON-like), so index and for-in loops suffice; they
+  // are much cheaper than listing own keys, and this runs on every stored turn.
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) deepFreeze(value[index]);
+  } else {
+    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
   }
   return Object.freeze(value);
 }
