@@ -1,0 +1,111 @@
+/**
+ * The implementation's process: spawned with piped stdio, its stderr kept as a short tail for error
+ * messages, its exit observed, and a bounded stop (end stdin, wait, then SIGKILL) so dispose never hangs.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { CommandLine } from './command-line.ts';
+
+/** How much of the implementation's stderr is kept for error messages. */
+const TAIL_LINES = 20;
+const TAIL_CHARS = 4000;
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all (ENOENT, EACCES...). */
+  spawnError?: Error;
+}
+
+export class ImplementationProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Resolves once the process is gone and its stdio is closed (all its output has been read). */
+  readonly exited: Promise<ExitInfo>;
+  private tailText = '';
+  private done = false;
+
+  constructor(
+    readonly commandLine: CommandLine,
+    options: { cwd?: string; env?: NodeJS.ProcessEnv },
+  ) {
+    this.child = spawn(commandLine.command, commandLine.args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      this.tailText = (this.tailText + chunk).slice(-TAIL_CHARS);
+    });
+    // A peer that died leaves stdin broken; the exit report says why, so the write error itself is noise.
+    this.child.stdin.on('error', () => undefined);
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (spawnError) => {
+        this.done = true;
+        resolve({ code: null, signal: null, spawnError });
+      });
+      this.child.once('close', (code, signal) => {
+        this.done = true;
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  get running(): boolean {
+    return !this.done;
+  }
+
+  /** The command as typed, for messages. */
+  get label(): string {
+    return [this.commandLine.command, ...this.commandLine.args].join(' ');
+  }
+
+  /** Forgets stderr so far, so a new session's errors show only its own lines. */
+  clearStderrTail(): void {
+    this.tailText = '';
+  }
+
+  /** The last lines the implementation wrote to stderr, or '' if none. */
+  stderrTail(): string {
+    const lines = this.tailText.trimEnd().split('\n').slice(-TAIL_LINES);
+    return lines.join('\n').trim();
+  }
+
+  /** Whether this process keeps the harness's event loop alive (a parked, idle process must not). */
+  setReferenced(on: boolean): void {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as { ref?: () => void; unref?: () => void }[]) {
+      if (on) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+
+  write(line: string): void {
+    if (this.child.stdin.writable) this.child.stdin.write(line);
+  }
+
+  /** Ends stdin, waits up to `graceMs` for a clean exit, then kills. Never waits longer than about 2 x graceMs. */
+  async stop(graceMs: number): Promise<void> {
+    if (this.done) return;
+    this.child.stdin.end();
+    if (await within(this.exited, graceMs)) return;
+    this.child.kill('SIGKILL');
+    await within(this.exited, graceMs);
+  }
+}
+
+/** Whether `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Describes an exit for a human: `exited with code 3`, `was killed by SIGKILL`, `could not start: ...`. */
+export function describeExit(info: ExitInfo): string {
+  if (info.spawnError) return `could not be started (${info.spawnError.message})`;
+  if (info.signal) return `was killed by ${info.signal}`;
+  return `exited with code ${info.code}`;
+}

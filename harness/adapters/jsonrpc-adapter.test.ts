@@ -1,0 +1,162 @@
+/**
+ * The adapter protocol end to end: the reference served over stdio gives the same verdicts as in-process
+ * (PROD-1), and a broken implementation gives errored cases with a reason naming what broke, never a hang,
+ * while the run goes on to the next case.
+ */
+import { describe, it, expect, beforeAll } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
+import { adapterFactory, main, PACKAGE_ROOT } from '../cli-main.ts';
+import { loadCaseFile } from '../load.ts';
+import { runSuite, type CaseResult, type SuiteResult } from '../run.ts';
+import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-adapter.ts';
+
+const SERVER = join(PACKAGE_ROOT, 'reference', 'adapter', 'stdio-server.ts');
+const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
+const reference = { command: process.execPath, args: ['--import', 'tsx', SERVER] };
+
+describe('PROD-1: the reference over stdio gives the same verdicts as in-process', () => {
+  let inProcess: SuiteResult;
+  let overStdio: SuiteResult;
+  beforeAll(async () => {
+    const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+    inProcess = await runSuite(file, await adapterFactory('reference', PACKAGE_ROOT));
+    overStdio = await runSuite(file, commandAdapterFactory(reference, { cwd: PACKAGE_ROOT }));
+  }, 300_000);
+
+  it('PROD-1: every case of tests.yaml has the same status both ways', () => {
+    const statuses = (suite: SuiteResult) => Object.fromEntries(suite.cases.map((c) => [c.id, c.status]));
+    expect(overStdio.cases.length).toBeGreaterThanOrEqual(30);
+    expect(statuses(overStdio)).toEqual(statuses(inProcess));
+  });
+
+  it('PROD-1: nothing errored or failed over stdio (with the reasons, if anything did)', () => {
+    const bad = overStdio.cases.filter((c) => c.status === 'fail' || c.status === 'errored').map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures }));
+    expect(bad).toEqual([]);
+  });
+
+  it('PROD-1: the description crossed the wire unchanged', () => {
+    expect(overStdio.description).toEqual(inProcess.description);
+    expect(overStdio.description.protocol_version).toBe(PROTOCOL_VERSION);
+  });
+});
+
+/** A case whose cast intent tells broken-peer.mjs which fault to show. */
+function peerCase(intent: string, index: number): string {
+  return `  - id: ${intent}-${index}
+    rules: [PROD-1]
+    level: MUST
+    requires: []
+    description: broken-peer does '${intent}' during a cast
+    setup:
+      crystal: main
+      call: {}
+      circle: { medium: conversation, gates: [done], wards: { max_turns: 2 } }
+    crystals:
+      main: { script: [{ content: "fine" }] }
+    act:
+      - cast: { intent: "${intent}", as: first }
+    expect:
+      - { path: outcomes.first.status, equals: terminated }
+`;
+}
+
+function caseFile(intents: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cantrip-peer-'));
+  const file = join(dir, 'tests.yaml');
+  writeFileSync(file, `format_version: 1\nspec_version: 0.1.0-draft\ncases:\n${intents.map(peerCase).join('')}`);
+  return file;
+}
+
+const FAST: JsonRpcAdapterOptions = { silenceMs: 400, handshakeMs: 5_000 };
+
+/** Results by intent; a repeated intent keeps its cases in order. */
+async function runPeer(intents: string[], args: string[] = [], options = FAST): Promise<Record<string, CaseResult[]>> {
+  const suite = await runSuite(loadCaseFile(caseFile(intents)), commandAdapterFactory({ command: process.execPath, args: [BROKEN, ...args] }, options));
+  const byIntent: Record<string, CaseResult[]> = {};
+  for (const c of suite.cases) (byIntent[c.id.replace(/-\d+$/, '')] ??= []).push(c);
+  return byIntent;
+}
+
+describe('a broken implementation gives errored cases with a clear reason, and the run goes on', () => {
+  const results: Record<string, CaseResult> = {};
+  let controls: CaseResult[] = [];
+  beforeAll(async () => {
+    // The control case runs between and after the faults: each fault must stay within its own case.
+    const byIntent = await runPeer(['garbage', 'ok', 'unknown-id', 'bad-result', 'bad-callback', 'exit', 'silent', 'ok']);
+    for (const [intent, list] of Object.entries(byIntent)) results[intent] = list[0]!;
+    controls = byIntent.ok ?? [];
+  }, 60_000);
+
+  it('a line that is not JSON: errored, quoting the line', () => {
+    expect(results.garbage?.status).toBe('errored');
+    expect(results.garbage?.reason).toContain('is not valid JSON');
+    expect(results.garbage?.reason).toContain('this is not json');
+  });
+
+  it('a response with an unknown id: errored, naming the id', () => {
+    expect(results['unknown-id']?.status).toBe('errored');
+    expect(results['unknown-id']?.reason).toContain('id 999');
+  });
+
+  it('a result off its schema: errored, naming the method and the field', () => {
+    expect(results['bad-result']?.status).toBe('errored');
+    expect(results['bad-result']?.reason).toContain("for 'cast'");
+    expect(results['bad-result']?.reason).toContain('/value/usage');
+  });
+
+  it('a host callback with invalid params: errored, naming the callback and the field', () => {
+    expect(results['bad-callback']?.status).toBe('errored');
+    expect(results['bad-callback']?.reason).toContain("'host.queryCrystal'");
+    expect(results['bad-callback']?.reason).toContain('/crystal');
+  });
+
+  it('a peer that exits mid-case: errored, with its exit code and the tail of its stderr', () => {
+    expect(results.exit?.status).toBe('errored');
+    expect(results.exit?.reason).toContain('exited with code 3');
+    expect(results.exit?.reason).toContain('broken-peer: simulated crash in cast');
+  });
+
+  it('a peer that never answers: errored once its silence passes the bound, naming the waiting method', () => {
+    expect(results.silent?.status).toBe('errored');
+    expect(results.silent?.reason).toContain(`sent nothing for ${FAST.silenceMs} ms`);
+    expect(results.silent?.reason).toContain("'cast'");
+  });
+
+  it('the well-behaved cases after the faults are judged normally (not errored)', () => {
+    expect(controls).toHaveLength(2);
+    for (const control of controls) {
+      expect(control.status).not.toBe('errored');
+      expect(control.reason).toBeUndefined();
+      expect(control.expectations).toBe(1);
+    }
+  });
+});
+
+describe('handshake', () => {
+  it('a peer speaking another protocol version: every case errored, naming both versions', async () => {
+    const results = await runPeer(['ok', 'ok'], ['--protocol', String(PROTOCOL_VERSION + 1)]);
+    expect(results.ok).toHaveLength(2);
+    for (const c of results.ok ?? []) {
+      expect(c.status).toBe('errored');
+      expect(c.reason).toContain(`speaks adapter protocol version ${PROTOCOL_VERSION + 1}; this harness speaks ${PROTOCOL_VERSION}`);
+    }
+  }, 30_000);
+
+  it('the CLI refuses to start (exit 2) when the command does not exist, saying so', async () => {
+    const err: string[] = [];
+    const code = await main(['run', '--adapter', 'cmd:./no-such-implementation --flag'], { out: () => undefined, err: (l) => err.push(l), cwd: PACKAGE_ROOT });
+    expect(code).toBe(2);
+    expect(err.join('\n')).toContain('could not be started');
+  }, 30_000);
+
+  it('the CLI runs a filtered suite against the reference over stdio (exit 0)', async () => {
+    const out: string[] = [];
+    const spec = `cmd:${process.execPath} --import tsx '${SERVER}'`;
+    const code = await main(['run', '--adapter', spec, '--filter', 'LOOP-3'], { out: (l) => out.push(l), err: () => undefined, cwd: PACKAGE_ROOT });
+    expect(out.join('\n')).toContain('MUST   PASS');
+    expect(code).toBe(0);
+  }, 60_000);
+});

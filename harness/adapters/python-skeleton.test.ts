@@ -1,0 +1,41 @@
+/**
+ * The Python skeleton (fixtures/adapters/python/) speaks the protocol well enough to pass the core cases
+ * it claims. Skipped, saying why, when python3 is not installed.
+ */
+import { describe, it, expect } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../cli-main.ts';
+import { loadCaseFile } from '../load.ts';
+import { runSuite } from '../run.ts';
+import { commandAdapterFactory } from './jsonrpc-adapter.ts';
+
+const SKELETON = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'python', 'cantrip_adapter_skeleton.py');
+const python = spawnSync('python3', ['--version']).status === 0;
+
+/** The cases the skeleton's docstring promises, with the rules they exercise. */
+const CLAIMED = [
+  'done-ends-cast-with-answer', // LOOP-3, CIRCLE-8
+  'construct-without-done-gate-refused', // CANTRIP-3, CIRCLE-1
+  'construct-without-truncation-ward-refused', // CANTRIP-3, CIRCLE-2
+  'cast-without-intent-refused', // INTENT-1
+  'max-turns-truncates-the-cast', // LOOP-4, CIRCLE-2
+  'gate-failure-returns-as-observation', // CIRCLE-5
+  'system-prompt-leads-every-request', // CALL-2, INTENT-2
+  'text-reply-ends-cast-when-done-not-required', // LOOP-6
+  'usage-tracked-per-turn-and-per-entity', // PROD-3, LOOM-9
+];
+
+describe('the Python skeleton over the adapter protocol', () => {
+  it.runIf(!python)('is skipped: python3 is not installed on this machine', () => {
+    expect(python).toBe(false);
+  });
+
+  it.runIf(python)('LOOP-3, LOOP-4, LOOP-6, CANTRIP-3, INTENT-1, CIRCLE-5, CALL-2, PROD-3: passes the core cases it claims', async () => {
+    const suite = await runSuite(loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml')), commandAdapterFactory({ command: 'python3', args: [SKELETON] }, { cwd: PACKAGE_ROOT }), { filter: CLAIMED });
+    expect(suite.description.name).toBe('python-skeleton');
+    expect(suite.cases.map((c) => c.id).sort()).toEqual([...CLAIMED].sort());
+    const notPassing = suite.cases.filter((c) => c.status !== 'pass').map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }));
+    expect(notPassing).toEqual([]);
+  }, 60_000);
+});
