@@ -26,10 +26,10 @@ cases:
       parent: { script: [{ tool_calls: [{ gate: echo, args: { text: a } }] }] }
     act: [{ cast: { intent: go, as: first } }]
     expect: [{ path: outcomes.first.status, one_of: [terminated, truncated] }]
-  - id: needs-composition
+  - id: needs-folding
     rules: [COMP-2]
     level: MUST
-    requires: [composition]
+    requires: [folding]
     description: skipped without the feature
     setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, call_entity], wards: { max_turns: 3 } } }
     crystals: { parent: { script: [] } }
@@ -106,7 +106,7 @@ describe('running cases in isolation', () => {
     const factory = (): Adapter => (n++ === 1 ? new Faulty('throw') : new Miniature());
     const suite = await runSuite(file, factory);
     expect(suite.cases.map((c) => c.status)).toEqual(['errored', 'fail', 'skipped', 'errored']);
-    expect(suite.cases[2]?.reason).toBe('feature not declared: composition');
+    expect(suite.cases[2]?.reason).toBe('feature not declared: folding');
   });
 
   it('expected failures become xfail; a listed case that passes is stale and fails the run', async () => {
@@ -126,11 +126,11 @@ describe('running cases in isolation', () => {
     expect(await ids(['answers'])).toEqual(['answers']);
     expect(await ids(['LOOP-2'])).toEqual(['runs-out-of-script']);
     expect(await ids(['CRYSTAL'])).toEqual(['bad-step']);
-    expect(await ids(['composition'])).toEqual(['needs-composition']);
+    expect(await ids(['folding'])).toEqual(['needs-folding']);
   });
 
   it('the report rolls rules up and gives a verdict per level', async () => {
-    const suite = await runSuite(file, () => new Miniature(), { filter: ['answers', 'needs-composition'] });
+    const suite = await runSuite(file, () => new Miniature(), { filter: ['answers', 'needs-folding'] });
     const report = buildReport(suite);
     assertReportValid(report);
     expect(report.verdict.MUST).toMatchObject({ status: 'pass', applicable: 1, pass: 1, skipped: 1 });
