@@ -1,6 +1,7 @@
 /**
- * `cantrip-conformance run [--adapter reference|<module>] [--filter <rule|id|feature>] [--out <dir>]
- * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]`.
+ * `cantrip-conformance run [--adapter reference|<module>|cmd:<command line>] [--filter <rule|id|feature>] [--out <dir>]
+ * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--no-properties] [--property-runs <n>] [--seed <n>]`.
+ * The generated properties (harness/properties) run after the cases unless `--no-properties`.
  * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
  * 1: otherwise; 2: bad usage, or a case file / adapter / list that does not load.
  */
@@ -8,7 +9,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Adapter } from '../schemas/adapter.ts';
+import { isCommandSpec } from './adapters/command-line.ts';
+import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
 import { loadExpectedFailures } from './expected-failures.ts';
+import { DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
 import { CaseFileError, loadCaseFile } from './load.ts';
 import { assertReportValid, buildReport, exitCode } from './report.ts';
 import { renderMarkdown, summaryLines } from './report-markdown.ts';
@@ -24,8 +28,9 @@ export interface CliIo {
   cwd: string;
 }
 
-const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>] [--filter <rule|id|feature>]...
-                                [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]`;
+const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature>]...
+                                [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]
+                                [--no-properties] [--property-runs <n>] [--seed <n>]`;
 
 interface Options {
   adapter: string;
@@ -34,6 +39,10 @@ interface Options {
   expectedFailures?: string;
   cases: string;
   timeoutMs?: number;
+  /** Run the generated properties after the cases (default true). */
+  properties: boolean;
+  propertyRuns: number;
+  seed?: number;
 }
 
 class UsageError extends Error {}
@@ -41,9 +50,13 @@ class UsageError extends Error {}
 function parseArgs(argv: string[]): Options {
   const [command, ...rest] = argv;
   if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
-  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml') };
+  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true, propertyRuns: DEFAULT_PROPERTY_RUNS };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
+    if (flag === '--no-properties') {
+      options.properties = false;
+      continue;
+    }
     const value = rest[i + 1];
     if (value === undefined || value.startsWith('--')) throw new UsageError(`${flag} needs a value`);
     i++;
@@ -59,14 +72,24 @@ function parseArgs(argv: string[]): Options {
         options.timeoutMs = ms;
         break;
       }
+      case '--property-runs':
+      case '--seed': {
+        const n = Number(value);
+        const min = flag === '--seed' ? 0 : 1;
+        if (!Number.isInteger(n) || n < min || n > 0x7fffffff) throw new UsageError(`${flag} needs an integer from ${min} to ${0x7fffffff}, got '${value}'`);
+        if (flag === '--seed') options.seed = n;
+        else options.propertyRuns = n;
+        break;
+      }
       default: throw new UsageError(`unknown option '${flag}'`);
     }
   }
   return options;
 }
 
-/** `reference` or a module exporting `createAdapter(): Adapter`. */
+/** `reference`, a module exporting `createAdapter(): Adapter`, or `cmd:<command line>` (docs/adapter-protocol.md). */
 export async function adapterFactory(spec: string, cwd: string): Promise<AdapterFactory> {
+  if (isCommandSpec(spec)) return startCommandAdapter(spec, { cwd });
   if (spec === 'reference') {
     // The reference's adapter module is the one part of reference/ the harness may import.
     const mod = (await import('../reference/adapter/index.ts')) as { createReferenceAdapter: () => Adapter };
@@ -113,7 +136,20 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     onCase: (result, done, total) => io.progress?.(`[${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
   });
   io.progress?.('');
-  const report = buildReport(suite, { filter: options.filter });
+  let properties;
+  if (options.properties) {
+    const seed = options.seed ?? randomSeed();
+    io.out(`properties: seed ${seed}, ${options.propertyRuns} runs each`);
+    properties = await runProperties(factory, suite.description, {
+      seed,
+      runs: options.propertyRuns,
+      filter: options.filter,
+      ...(options.timeoutMs !== undefined && { caseTimeoutMs: options.timeoutMs }),
+      onProperty: (result, done, total) => io.progress?.(`[property ${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
+    });
+    io.progress?.('');
+  }
+  const report = buildReport(suite, { filter: options.filter, ...(properties && { properties }) });
   assertReportValid(report);
   for (const line of summaryLines(report)) io.out(line);
   if (options.out) {

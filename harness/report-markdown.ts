@@ -27,7 +27,45 @@ export function summaryLines(report: Report): string[] {
     for (const p of c.problems) lines.push(`      ${p}`);
   }
   for (const id of report.stale) lines.push(`  STALE ${id}: listed as an expected failure but passes; remove it from the list`);
+  lines.push(...propertyLines(report));
   return lines;
+}
+
+/** Console lines for the properties: a count, then each failure with what differed and its reproducer. */
+function propertyLines(report: Report): string[] {
+  const props = report.properties;
+  if (!props || props.length === 0) return [];
+  const count = (s: string): number => props.filter((p) => p.status === s).length;
+  const seed = props[0]?.seed;
+  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored, ${count('skipped')} skipped (seed ${seed}; repeat with --seed ${seed})`];
+  for (const p of props.filter((x) => x.status === 'fail' || x.status === 'errored')) {
+    lines.push(`  ${p.status.toUpperCase()} property ${p.id} [${p.rules.join(', ')}] after ${p.runs} runs`);
+    if (p.reason) lines.push(`      ${p.reason}`);
+    const ce = p.counterexample;
+    if (!ce) continue;
+    for (const f of ce.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${clip(f.actual, 120)}`);
+    for (const i of ce.invariants) lines.push(`      invariant ${i.id} (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
+    lines.push(`      shrunk to ${ce.steps} crystal step(s); as a tests.yaml case:`);
+    for (const l of ce.case_yaml.trimEnd().split('\n')) lines.push(`        ${l}`);
+  }
+  return lines;
+}
+
+/** The report.md section for properties. */
+function propertySection(report: Report): string[] {
+  const props = report.properties;
+  if (!props) return [];
+  const out = ['', '## Properties', '', `Generated scenarios, seed ${props[0]?.seed ?? '—'} (\`--seed\` repeats the run).`, '', '| property | rules | level | status | runs | note |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const p of props) out.push(`| ${p.id} | ${p.rules.join(', ')} | ${p.level} | ${p.status} | ${p.runs} | ${p.reason ?? ''} |`);
+  for (const p of props.filter((x) => x.counterexample)) {
+    const ce = p.counterexample!;
+    out.push('', `### property ${p.id} (${p.status})`, '', `Rules ${p.rules.join(', ')} · ${p.level} · broken: ${p.failed_rules.join(', ') || '—'}`, '', p.title, '');
+    for (const f of ce.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${clip(f.actual)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
+    for (const i of ce.invariants) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
+    if (ce.reason) out.push(`- errored: ${ce.reason}`);
+    out.push('', `Shrunk counterexample (${ce.steps} crystal steps, ${ce.shrinks} shrinks), ready to paste under \`cases:\` in tests.yaml:`, '', '```yaml', ce.case_yaml.trimEnd(), '```');
+  }
+  return out;
 }
 
 export function renderMarkdown(report: Report): string {
@@ -54,8 +92,9 @@ export function renderMarkdown(report: Report): string {
     for (const p of c.problems) out.push(`- ${p}`);
     out.push('');
   }
-  out.push('', '## Rules', '', '| rule | level | status | cases |', '| --- | --- | --- | --- |');
-  for (const r of report.rules) out.push(`| ${r.id} ${r.title} | ${r.level} | ${r.status} | ${r.cases.join(', ') || '—'} |`);
+  out.push(...propertySection(report));
+  out.push('', '## Rules', '', '| rule | level | status | cases | properties |', '| --- | --- | --- | --- | --- |');
+  for (const r of report.rules) out.push(`| ${r.id} ${r.title} | ${r.level} | ${r.status} | ${r.cases.join(', ') || '—'} | ${r.properties?.join(', ') || '—'} |`);
   out.push('', '## Cases', '', '| case | rules | level | status | ms | note |', '| --- | --- | --- | --- | --- | --- |');
   for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''} | ${c.duration_ms} | ${c.reason ?? ''} |`);
   return `${out.join('\n')}\n`;

@@ -8,6 +8,7 @@ import { assertValid } from '../schemas/loader.ts';
 import type { Description } from '../schemas/adapter.ts';
 import type { Level } from './case-types.ts';
 import type { CaseResult, CaseStatus, SuiteResult } from './run.ts';
+import type { PropertyResult, PropertyStatus } from './properties/run-properties.ts';
 
 export const REPORT_VERSION = 1;
 export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal', 3: 'The call', 4: 'The circle', 5: 'Composition', 6: 'The loom', 7: 'Production' };
@@ -16,9 +17,11 @@ export type RuleStatus = CaseStatus | 'untested';
 type Counts = Record<CaseStatus, number>;
 
 export interface LevelVerdict extends Counts {
-  /** pass: every applicable case passed or is an expected failure, and none is stale. */
+  /** pass: every applicable case passed or is an expected failure, none is stale, and no property of the level failed or errored. */
   status: 'pass' | 'fail' | 'no-cases';
   applicable: number;
+  /** Property results of this level, when properties ran. */
+  properties?: Record<PropertyStatus, number>;
 }
 
 export interface RuleReport {
@@ -32,6 +35,10 @@ export interface RuleReport {
   cases: string[];
   /** Cases that show it broken (through an expectation or an ambient invariant). */
   failed_by: string[];
+  /** Properties that check the rule, when properties ran. */
+  properties?: string[];
+  /** Properties that show it broken (through a check or an ambient invariant). */
+  failed_by_properties?: string[];
 }
 
 export interface Report {
@@ -46,11 +53,14 @@ export interface Report {
   cases: (Omit<CaseResult, 'position'> & { chapter: number; source: string })[];
   rules: RuleReport[];
   stale: string[];
+  /** Property results (harness/properties), when properties ran. */
+  properties?: PropertyResult[];
 }
 
 const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0 });
 
-export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog } = {}): Report {
+export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog; properties?: PropertyResult[] } = {}): Report {
+  const properties = options.properties;
   const catalog = options.catalog ?? loadCatalog();
   const chapterOf = new Map(catalog.rules.map((r) => [r.id as string, r.chapter]));
   const caseChapter = (c: CaseResult): number => chapterOf.get(c.rules[0] ?? '') ?? 0;
@@ -67,6 +77,14 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     const applicable = mine.length - counts.skipped;
     const broken = counts.fail + counts.errored + mine.filter((c) => c.stale).length;
     verdict[level] = { status: applicable === 0 ? 'no-cases' : broken > 0 ? 'fail' : 'pass', applicable, ...counts };
+    if (properties) {
+      const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0 };
+      for (const r of properties.filter((x) => x.level === level)) p[r.status]++;
+      verdict[level].properties = p;
+      // A failing property fails its level as a failing case would; a passing one makes the level applicable.
+      if (p.fail + p.errored > 0) verdict[level].status = 'fail';
+      else if (verdict[level].status === 'no-cases' && p.pass > 0) verdict[level].status = 'pass';
+    }
   }
   const chapters = Object.entries(CHAPTERS).map(([n, title]) => {
     const counts = zero();
@@ -90,9 +108,25 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
       chapter: caseChapter(c as CaseResult),
       source: `${position.file}:${position.line}:${position.column}`,
     })),
-    rules: catalog.rules.map((r) => rollUp(r, suite.cases)),
+    rules: catalog.rules.map((r) => (properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases))),
     stale: suite.cases.filter((c) => c.stale).map((c) => c.id),
+    ...(properties && { properties }),
   };
+}
+
+const RANK: RuleStatus[] = ['fail', 'errored', 'xfail', 'pass', 'skipped', 'untested'];
+
+/** Folds property results into a rule's roll-up, with the same precedence as cases. */
+function withProperties(rule: RuleReport, properties: PropertyResult[]): RuleReport {
+  const listing = properties.filter((p) => p.rules.includes(rule.id));
+  const failedBy = properties.filter((p) => p.failed_rules.includes(rule.id));
+  let status: RuleStatus = 'untested';
+  if (failedBy.some((p) => p.status === 'fail')) status = 'fail';
+  else if (listing.some((p) => p.status === 'errored')) status = 'errored';
+  else if (listing.some((p) => p.status === 'pass')) status = 'pass';
+  else if (listing.length > 0) status = 'skipped';
+  const worst = RANK.indexOf(status) < RANK.indexOf(rule.status) ? status : rule.status;
+  return { ...rule, status: worst, properties: listing.map((p) => p.id), failed_by_properties: failedBy.map((p) => p.id) };
 }
 
 function rollUp(rule: Catalog['rules'][number], cases: CaseResult[]): RuleReport {

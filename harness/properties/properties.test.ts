@@ -1,0 +1,127 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import type { Adapter, Description } from '../../schemas/adapter.ts';
+import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
+import { loadCaseText } from '../load.ts';
+import { describeAdapter, runCase, type AdapterFactory } from '../run.ts';
+import { PROPERTIES } from './definitions.ts';
+import { caseFileYaml } from './reproducer.ts';
+import { runProperties, type PropertyResult } from './run-properties.ts';
+
+const SEED = 20240611;
+const RUNS = 50;
+
+/** The property each defect must trip; defects of rules no property covers must trip none. */
+const CAUGHT: Record<string, { property: string; rules: string[] }> = {
+  'ignores-done': { property: 'done-ends-the-cast', rules: ['LOOP-3'] },
+  'swallows-gate-errors': { property: 'one-record-per-gate-call', rules: ['CIRCLE-5'] },
+  'off-by-one-max-turns': { property: 'max-turns-cuts-the-cast-off', rules: ['LOOP-4'] },
+  'drops-usage': { property: 'usage-per-turn-and-per-entity', rules: ['PROD-3', 'LOOM-9'] },
+  'intent-not-first': { property: 'call-and-intent-lead-every-request', rules: ['INTENT-2'] },
+  'system-prompt-dropped-after-first-turn': { property: 'call-and-intent-lead-every-request', rules: ['CALL-2'] },
+  'text-ends-loop-despite-require-done': { property: 'text-reply-ends-unless-done-required', rules: ['LOOP-6'] },
+};
+const UNCOVERED = ['mutates-past-turns', 'no-construction-validation', 'shared-state-between-casts'];
+
+const miniature = (defect?: string): AdapterFactory => () => new Miniature(defect as ConstructorParameters<typeof Miniature>[0]);
+const byId = (results: PropertyResult[], id: string): PropertyResult => {
+  const found = results.find((r) => r.id === id);
+  if (!found) throw new Error(`no result for property ${id}`);
+  return found;
+};
+/** Loads a reproducer's YAML as the harness would, and runs it as an ordinary case. */
+async function runReproducer(yaml: string, factory: AdapterFactory) {
+  const file = loadCaseText(caseFileYaml([]).replace('cases:\n', `cases:\n${yaml.trimEnd().split('\n').map((l) => `  ${l}`).join('\n')}\n`), 'repro.yaml');
+  const c = file.cases[0]!;
+  return runCase(c, factory, await describeAdapter(factory));
+}
+
+describe('properties against the reference (through its adapter only)', () => {
+  let reference: AdapterFactory;
+  let results: PropertyResult[];
+  beforeAll(async () => {
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+    results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS });
+  });
+
+  it('LOOP-3, LOOP-4, LOOP-6, CIRCLE-5, CIRCLE-7, PROD-3, LOOM-1, LOOM-4, CALL-2, INTENT-2: every property passes, each on real runs', () => {
+    expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(PROPERTIES.map((p) => [p.id, 'pass', undefined]));
+    for (const r of results) expect(r.runs, r.id).toBeGreaterThanOrEqual(RUNS);
+    expect(new Set(results.map((r) => r.seed))).toEqual(new Set([SEED]));
+  });
+
+  it('the base miniature (no defect) passes every property too', async () => {
+    const factory = miniature();
+    const mini = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS });
+    expect(mini.filter((r) => r.status !== 'pass').map((r) => [r.id, r.status, r.counterexample?.failures])).toEqual([]);
+  });
+
+  for (const [defect, want] of Object.entries(CAUGHT)) {
+    it.runIf((DEFECTS as readonly string[]).includes(defect))(`${want.rules.join(', ')}: the ${defect} miniature fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
+      const factory = miniature(defect);
+      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS });
+      const result = byId(found, want.property);
+      expect(result.status).toBe('fail');
+      for (const rule of want.rules) expect(result.failed_rules).toContain(rule);
+      const ce = result.counterexample!;
+      expect(ce.steps).toBeLessThanOrEqual(3);
+      expect(ce.failures.length + ce.invariants.length).toBeGreaterThan(0);
+      // The printed case fails the same way against the same implementation, and passes on the reference.
+      const broken = await runReproducer(ce.case_yaml, factory);
+      expect(broken.status).toBe('fail');
+      for (const rule of want.rules) expect(broken.failed_rules).toContain(rule);
+      const good = await runReproducer(ce.case_yaml, reference);
+      expect([good.status, good.failures, good.invariants.filter((i) => i.status === 'fail')]).toEqual(['pass', [], []]);
+    });
+  }
+
+  it.each(UNCOVERED.filter((d) => (DEFECTS as readonly string[]).includes(d)))('%s breaks a rule no property checks: every property still passes (no false alarm)', async (defect) => {
+    const factory = miniature(defect);
+    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 25 });
+    expect(found.filter((r) => r.status !== 'pass').map((r) => r.id)).toEqual([]);
+  });
+});
+
+describe('property statuses other than pass and fail', () => {
+  it('LOOM-4: the fork property is skipped, with the reason, when the implementation does not declare fork', async () => {
+    const factory: AdapterFactory = () => {
+      const inner = new Miniature();
+      const adapter: Adapter = Object.assign(Object.create(inner) as Adapter, {
+        describe: async (): Promise<Description> => ({ ...(await inner.describe()), features: [] }),
+      });
+      return adapter;
+    };
+    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 10, filter: ['LOOM-4'] });
+    expect(found.map((r) => [r.id, r.status, r.reason])).toEqual([['fork-leaves-the-original-thread', 'skipped', 'feature not declared: fork']]);
+  });
+
+  it('an adapter that throws makes the property errored, with the reason and a counterexample', async () => {
+    const factory: AdapterFactory = () => {
+      const inner = new Miniature();
+      return Object.assign(Object.create(inner) as Adapter, {
+        cast: async () => {
+          throw new Error('boom');
+        },
+      });
+    };
+    const [result] = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 10, filter: ['done-ends-the-cast'] });
+    expect(result?.status).toBe('errored');
+    expect(result?.counterexample?.reason).toContain('boom');
+    expect(result?.failed_rules).toEqual([]);
+  });
+
+  it('an adapter that hangs errors the property after one case time limit, without shrinking the hang', async () => {
+    const factory: AdapterFactory = () => Object.assign(Object.create(new Miniature()) as Adapter, { cast: () => new Promise<never>(() => undefined) });
+    const [result] = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 10, filter: ['done-ends-the-cast'], caseTimeoutMs: 30 });
+    expect(result?.status).toBe('errored');
+    expect(result?.counterexample?.shrinks).toBe(0);
+    expect(result?.counterexample?.steps).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a filter selects properties by id, rule or rule family', async () => {
+    const factory = miniature();
+    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 5, filter: ['CIRCLE', 'LOOP-6'] });
+    // CIRCLE selects CIRCLE-8 (done), CIRCLE-6 (max turns) and CIRCLE-5/7 (records).
+    expect(found.map((r) => r.id)).toEqual(['done-ends-the-cast', 'text-reply-ends-unless-done-required', 'max-turns-cuts-the-cast-off', 'one-record-per-gate-call']);
+  });
+});
