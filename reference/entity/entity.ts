@@ -121,18 +121,36 @@ export class Entity {
 
   /** Appends the next turn of this entity to the loom, chained to the previous one (LOOM-1, LOOM-2). */
   record(fields: Omit<Turn, 'parent_id' | 'cantrip_id' | 'entity_id' | 'sequence'>): Turn {
-    const turn = this.cantrip.loom.append({
-      ...fields,
+    // One literal with every key in a fixed order: a stable object shape keeps sealing it cheap.
+    // Absent optional fields are undefined here and vanish when the loom seals the turn as JSON.
+    const turn: Turn = {
+      id: fields.id,
       parent_id: this.lastTurnId,
       cantrip_id: this.cantrip.id,
       entity_id: this.id,
+      role: fields.role,
       sequence: this.sequence + 1,
-    });
-    this.lastTurnId = turn.id;
-    this.sequence = turn.sequence;
+      utterance: fields.utterance,
+      observation: fields.observation,
+      gate_calls: fields.gate_calls,
+      metadata: fields.metadata,
+      reward: fields.reward,
+      terminated: fields.terminated,
+      truncated: fields.truncated,
+      truncation_cause: fields.truncation_cause ?? null,
+      intent: fields.intent,
+      call: fields.call,
+      fork: fields.fork,
+      fold: fields.fold,
+      result: fields.result,
+    };
+    const stored = this.cantrip.loom.append(turn);
+    this.lastTurnId = stored.id;
+    this.sequence = stored.sequence;
     this.forkedFrom = undefined;
-    return turn;
+    return stored;
   }
+
 
   /** Follows a child's cast until it settles. */
   track(child: Promise<unknown>): void {

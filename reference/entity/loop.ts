@@ -131,9 +131,9 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         terminated,
         truncated: cause !== undefined,
         truncation_cause: cause ?? null,
-        ...(turnInCast === 1 && start.intent !== null ? { intent: start.intent } : {}),
-        ...(turnInCast === 1 && entity.forkedFrom ? { fork: entity.forkedFrom } : {}),
-        ...(terminated ? { result: action?.done ? action.done.answer : response?.content } : {}),
+        intent: turnInCast === 1 && start.intent !== null ? start.intent : undefined,
+        fork: turnInCast === 1 ? entity.forkedFrom : undefined,
+        result: terminated ? (action?.done ? action.done.answer : response?.content) : undefined,
       });
       turns.push(turn);
       entity.context.endTurn();
