@@ -8,6 +8,7 @@
 import type { CrystalRequest, CrystalResponse, Message } from '../../../schemas/index.ts';
 import { CrystalError } from '../crystal-error.ts';
 import { isRecord } from './http.ts';
+import { parseArguments } from './arguments.ts';
 import { compact, type FinishReason } from './metadata.ts';
 
 type Block = Record<string, unknown>;
@@ -76,16 +77,6 @@ function toBlocks(message: Message, index: number): Block[] {
     blocks.push({ type: 'tool_use', id: call.id, name: call.gate, input: parseArguments(call.arguments, `messages[${index}].tool_calls[${j}]`) });
   });
   return blocks;
-}
-
-function parseArguments(text: string, where: string): unknown {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (isRecord(value)) return value;
-  } catch {
-    // fall through to the error below
-  }
-  throw new CrystalError('invalid_tool_call', `${where}.arguments is not a JSON object string`);
 }
 
 /** Normalizes a Messages API `message` object. */

@@ -9,6 +9,7 @@
 import type { CrystalRequest, CrystalResponse, Message, ToolCall } from '../../../schemas/index.ts';
 import { CrystalError } from '../crystal-error.ts';
 import { isRecord } from './http.ts';
+import { parseArguments } from './arguments.ts';
 import type { IdMaker } from './ids.ts';
 import { compact, type FinishReason } from './metadata.ts';
 
@@ -67,16 +68,6 @@ function toContents(messages: Message[]): Array<{ role: string; parts: Part[] }>
     else contents.push({ role, parts });
   });
   return contents;
-}
-
-function parseArguments(text: string, where: string): unknown {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (isRecord(value)) return value;
-  } catch {
-    // reported below
-  }
-  throw new CrystalError('invalid_tool_call', `${where}.arguments is not a JSON object string`);
 }
 
 /** Normalizes a `GenerateContentResponse`. Gemini sends no call ids (on this API), so they are made (CRYSTAL-4). */
