@@ -1,6 +1,10 @@
-import { describe } from 'vitest';
-import { describeFixtures } from './test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { describeFixtures, loadFixtures } from './test-support.ts';
 
 describe('openai provider: recorded exchanges (fixtures/providers/openai)', () => {
+  // An empty or thinned fixture folder would pass vacuously; pin the recorded exchanges.
+  it('CRYSTAL-6: the recorded exchanges of this family are all present', () => {
+    expect(loadFixtures('openai').map(([name]) => name).sort()).toEqual(['context-overflow', 'text', 'tool-call', 'tool-calls', 'tool-round-trip', 'usage-cached']);
+  });
   describeFixtures('openai');
 });
