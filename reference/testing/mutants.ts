@@ -45,6 +45,13 @@ const MUTANTS: Mutant[] = [
   { id: 'fold-not-marked', rule: 'LOOM-5', file: 'reference/loom/fold.ts', find: 'return `[Folded: turns ${fromSequence}-${toSequence}]`;', replace: 'return `Summary of earlier work`;', tests: ['reference/entity/folding.test.ts'], filter: 'LOOM-5' },
   { id: 'ephemeral-never-trimmed', rule: 'PROD-5', file: 'reference/entity/working-context.ts', find: 'this.#overrides.set(index, sealMessage(replacement));', replace: 'void replacement;', tests: ['reference/entity/folding.test.ts'], filter: 'PROD-5' },
   { id: 'symlink-escape-allowed', rule: 'CIRCLE-6', file: 'reference/circle/file-gates.ts', find: 'if (!inside(realRoot, real)) refuse(requested);', replace: '', tests: ['reference/circle/file-gates.test.ts'], filter: 'CIRCLE-6' },
+  { id: 'fresh-sandbox-each-turn', rule: 'CIRCLE-9', file: 'reference/entity/entity.ts', find: 'this.mediumSession ??= await', replace: 'this.mediumSession = await', tests: ['reference/entity/code-circle.test.ts'], filter: 'CIRCLE-9' },
+  { id: 'fork-without-replay', rule: 'LOOM-4', file: 'reference/circle/medium/code-medium.ts', find: "if (turn.role !== 'crystal' || turn.utterance === ''", replace: "if (true || turn.role !== 'crystal' || turn.utterance === ''", tests: ['reference/entity/code-circle.test.ts'], filter: 'LOOM-4' },
+  { id: 'loom-not-exposed', rule: 'LOOM-11', file: 'reference/circle/medium/code-medium.ts', find: 'if (options.thread) await exposeThread(sandbox, options.thread());', replace: '', tests: ['reference/entity/code-circle.test.ts'], filter: 'LOOM-11' },
+  { id: 'failed-child-reported-as-answer', rule: 'COMP-8', file: 'reference/composition/call-entity.ts', find: "if (outcome.status === 'terminated') return outcome.result ?? null;", replace: 'return outcome.result ?? null;', tests: ['reference/composition/composition.test.ts'], filter: 'COMP-8' },
+  { id: 'child-detached-from-spawning-turn', rule: 'COMP-5', file: 'reference/composition/spawn.ts', find: 'spawnedBy: spawningTurnId,', replace: '', tests: ['reference/composition/composition.test.ts'], filter: 'COMP-5' },
+  { id: 'folding-never-triggers', rule: 'PROD-4', file: 'reference/loom/fold.ts', find: 'usage.prompt + usage.completion > threshold * contextWindow', replace: 'usage.prompt + usage.completion > 2 * contextWindow', tests: ['reference/entity/folding.test.ts'], filter: 'PROD-4' },
+  { id: 'fold-drops-the-call', rule: 'LOOM-6', file: 'reference/entity/working-context.ts', find: 'return contextView([...this.#call, ...this.#foldHead]', replace: 'return contextView(this.#foldHead.length > 0 ? [...this.#foldHead] : [...this.#call]', tests: ['reference/entity/folding.test.ts'], filter: 'LOOM-6' },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
