@@ -176,6 +176,18 @@ describe('composition (chapter 5)', () => {
     expect(childTurns[1]).toMatchObject({ truncated: true, truncation_cause: 'parent_terminated' });
   });
 
+  it('COMP-9: an entity stopped by its parent mid-query records parent_terminated, not a failure', async () => {
+    const hanging = new CallbackCrystal(() => new Promise<CrystalResponse>(() => {}), 'hanging');
+    const { cantrip } = family({ parent: [], child: hanging });
+    const entity = createCantrip({ crystal: hanging, call: cantrip.call, circle: cantrip.circle }).invoke();
+    const running = entity.cast('wait');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    entity.stop('parent_terminated');
+    const result = await running;
+    expect(result).toMatchObject({ status: 'truncated', truncationCause: 'parent_terminated' });
+    expect(result.error).toBeUndefined();
+  });
+
   it('COMP-5, LOOM-8, LOOM-12: the child subtree hangs from the spawning turn and the parent thread continues past it', async () => {
     const child = new ScriptedCrystal([reply('echo', { text: 'c1' }), reply('done', { answer: 'c' })], 'child');
     const { cantrip } = family({ parent: [reply('echo', { text: 'p1' }), reply('call_entity', { intent: 'sub' }), reply('done', { answer: 'p' })], child });
