@@ -41,7 +41,9 @@ async function act(
     messages.push({ role: 'tool', tool_call_id: call.id, content: renderRecord(record) });
     if (call.gate === DONE && record.ok) done = { answer: record.result };
   }
-  return { gateCalls, messages, observation: JSON.stringify(gateCalls), ...(done ? { done } : {}) };
+  // The observation is what the entity was shown, one line per result; the full records sit in gate_calls.
+  const observation = messages.map((message) => message.content).join('\n');
+  return { gateCalls, messages, observation, ...(done ? { done } : {}) };
 }
 
 /** A gate call record as the crystal reads it in a `tool` message. */
