@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Turn, TurnMetadata, Usage } from '../../schemas/records.ts';
-import { deepFreeze } from '../freeze.ts';
+import { sealedCopy } from '../freeze.ts';
 
 /** A fresh, globally unique turn id (LOOM-2): `turn_` followed by a random UUID. */
 export function newTurnId(): string {
@@ -35,11 +35,9 @@ export function usageMetadata(usage: Usage, durationMs: number, now: Date = new 
  * Throws a TypeError naming the turn when it cannot be serialized (a cycle, a BigInt...).
  */
 export function sealTurn(turn: Turn): Turn {
-  let text: string;
   try {
-    text = JSON.stringify(turn);
+    return sealedCopy(turn);
   } catch (error) {
     throw new TypeError(`turn ${String(turn.id)}: not JSON-serializable (${(error as Error).message})`, { cause: error });
   }
-  return deepFreeze(JSON.parse(text) as Turn);
 }
