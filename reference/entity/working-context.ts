@@ -1,12 +1,6 @@
 import type { Message } from '../../schemas/index.ts';
 import { contextView, sealMessage } from './context-view.ts';
 
-/** Where one turn's messages start in the log, by the turn's sequence. */
-interface TurnStart {
-  sequence: number;
-  index: number;
-}
-
 /**
  * An entity's working context: what the crystal is shown, as opposed to what happened (the loom).
  *
@@ -19,7 +13,9 @@ export class WorkingContext {
   readonly #call: readonly Message[];
   readonly #log: Message[] = [];
   readonly #overrides = new Map<number, Message>();
-  readonly #turnStarts: TurnStart[] = [];
+  /** Where each turn's messages start in the log, and that turn's sequence (parallel lists, no object per turn). */
+  readonly #startIndex: number[] = [];
+  readonly #startSequence: number[] = [];
   #foldedUntil = 0;
   #foldHead: Message[] = [];
   #intentIndex: number | undefined;
@@ -49,7 +45,8 @@ export class WorkingContext {
 
   /** Notes where the turn with this sequence begins, for folding. */
   startTurn(sequence: number): void {
-    this.#turnStarts.push({ sequence, index: this.#log.length });
+    this.#startSequence.push(sequence);
+    this.#startIndex.push(this.#log.length);
   }
 
   /** PROD-5: a message holding an ephemeral result, to be replaced by `replacement` after the next turn. */
@@ -74,7 +71,7 @@ export class WorkingContext {
 
   /** Sequences of the turns still shown in full, oldest first. */
   unfoldedTurns(): number[] {
-    return this.#turnStarts.filter((start) => start.index >= this.#foldedUntil).map((start) => start.sequence);
+    return this.#startSequence.filter((_, turn) => this.#startIndex[turn]! >= this.#foldedUntil);
   }
 
   /**
@@ -82,12 +79,12 @@ export class WorkingContext {
    * untouched). Returns the folded range of sequences, or undefined when there is nothing to fold.
    */
   fold(keepRecent: number, summary: (fromSequence: number, toSequence: number) => string): { from: number; to: number } | undefined {
-    const shown = this.#turnStarts.filter((start) => start.index >= this.#foldedUntil);
+    const shown = this.#startIndex.flatMap((index, turn) => (index >= this.#foldedUntil ? [turn] : []));
     if (shown.length <= keepRecent) return undefined;
     const firstKept = shown[shown.length - keepRecent];
-    const until = firstKept ? firstKept.index : this.#log.length;
-    const from = this.#turnStarts[0]!.sequence;
-    const to = shown[shown.length - keepRecent - 1]!.sequence;
+    const until = firstKept === undefined ? this.#log.length : this.#startIndex[firstKept]!;
+    const from = this.#startSequence[0]!;
+    const to = this.#startSequence[shown[shown.length - keepRecent - 1]!]!;
     this.#foldedUntil = until;
     const pinned = this.#intentIndex !== undefined && this.#intentIndex < until ? [this.#log[this.#intentIndex]!] : [];
     this.#foldHead = [...pinned, sealMessage({ role: 'user', content: summary(from, to) })];

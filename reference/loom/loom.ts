@@ -53,7 +53,8 @@ export class Loom {
   readonly #storage: LoomStorage;
   readonly #redact: Redactor | undefined;
   readonly #turns = new Map<string, Turn>();
-  readonly #children = new Map<string, string[]>();
+  /** Child ids by parent id: one id while a turn has one child (the common chain), a list once it branches. */
+  readonly #children = new Map<string, string | string[]>();
   readonly #order: string[] = [];
   /** Ids of turns still in progress that children may already hang from (see {@link reserve}). */
   readonly #reserved = new Set<string>();
@@ -65,7 +66,7 @@ export class Loom {
     const load = storage.load();
     const awaited = new Map<string, number>();
     load.lines.forEach((line, index) => this.#replay(line, index + 1, awaited));
-    const orphans = [...awaited.keys()].flatMap((parent) => (this.#children.get(parent) ?? []));
+    const orphans = [...awaited.keys()].flatMap((parent) => this.#childIds(parent));
     if (orphans.length > 0 && !load.torn) {
       const [parent, lineNumber] = [...awaited][0]!;
       throw new LoomLoadError(storage.location ?? 'storage', lineNumber, `parent ${parent} is never stored`);
@@ -158,7 +159,7 @@ export class Loom {
   /** The turns whose parent is `id`, in append order. */
   children(id: string): Turn[] {
     this.get(id);
-    return (this.#children.get(id) ?? []).map((child) => this.get(child));
+    return this.#childIds(id).map((child) => this.get(child));
   }
 
   /** Turns without a parent: the call turns of top-level cantrips (CALL-4). */
@@ -185,7 +186,7 @@ export class Loom {
    * a RangeError when the turn has children (use {@link pathTo} for a prefix of a thread).
    */
   thread(leafId: string): Turn[] {
-    const childCount = this.#children.get(leafId)?.length ?? 0;
+    const childCount = this.#childIds(leafId).length;
     if (childCount > 0) throw new RangeError(`turn ${leafId} is not a leaf (it has ${childCount} children)`);
     return this.pathTo(leafId);
   }
@@ -224,8 +225,14 @@ export class Loom {
     this.#order.push(turn.id);
     if (turn.parent_id === null) return;
     const siblings = this.#children.get(turn.parent_id);
-    if (siblings) siblings.push(turn.id);
-    else this.#children.set(turn.parent_id, [turn.id]);
+    if (siblings === undefined) this.#children.set(turn.parent_id, turn.id);
+    else if (typeof siblings === 'string') this.#children.set(turn.parent_id, [siblings, turn.id]);
+    else siblings.push(turn.id);
+  }
+
+  #childIds(id: string): string[] {
+    const children = this.#children.get(id);
+    return children === undefined ? [] : typeof children === 'string' ? [children] : children;
   }
 
   #setReward(id: string, reward: number | null): Turn {
