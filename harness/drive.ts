@@ -28,7 +28,16 @@ export interface DriveResult {
 /** Thrown inside the driver when the case cannot go on; becomes a failing fault. */
 class Stop extends Error {}
 
-const realWait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits at least `ms` as performance.now() measures it: a timer may fire up to a millisecond early by
+ * that clock, and cases compare gate and crystal timings against the delays they scripted.
+ */
+const realWait = async (ms: number): Promise<void> => {
+  const until = performance.now() + ms;
+  for (let left = ms; left > 0; left = until - performance.now()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
+  }
+};
 
 export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description): Promise<DriveResult> {
   const files = c.setup.files || c.setup.links ? await materializeFiles(c.setup.files, c.setup.links) : undefined;

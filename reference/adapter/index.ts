@@ -1,1 +1,2 @@
 export * from './reference-adapter.ts';
+export * from './setup.ts';

@@ -52,6 +52,7 @@ const MUTANTS: Mutant[] = [
   { id: 'child-detached-from-spawning-turn', rule: 'COMP-5', file: 'reference/composition/spawn.ts', find: 'spawnedBy: spawningTurnId,', replace: '', tests: ['reference/composition/composition.test.ts'], filter: 'COMP-5' },
   { id: 'folding-never-triggers', rule: 'PROD-4', file: 'reference/loom/fold.ts', find: 'usage.prompt + usage.completion > threshold * contextWindow', replace: 'usage.prompt + usage.completion > 2 * contextWindow', tests: ['reference/entity/folding.test.ts'], filter: 'PROD-4' },
   { id: 'fold-drops-the-call', rule: 'LOOM-6', file: 'reference/entity/working-context.ts', find: 'return contextView([...this.#call, ...this.#foldHead]', replace: 'return contextView(this.#foldHead.length > 0 ? [...this.#foldHead] : [...this.#call]', tests: ['reference/entity/folding.test.ts'], filter: 'LOOM-6' },
+  { id: 'child-crystal-ignored', rule: 'COMP-7', file: 'reference/composition/spawn.ts', find: 'crystal: request.crystal ?? parent.cantrip.crystal,', replace: 'crystal: parent.cantrip.crystal,', tests: ['reference/composition/composition.test.ts'], filter: 'COMP-7' },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,0 +1,115 @@
+import type { CallSetup, CantripSetup, GateSetup, Host } from '../../schemas/index.ts';
+import { ERROR_CODES, type ErrorCode } from '../../schemas/index.ts';
+import { createCall } from '../call/call.ts';
+import { createCircle } from '../circle/circle.ts';
+import { doneGate } from '../circle/done.ts';
+import { listDirGate, readGate } from '../circle/file-gates.ts';
+import { defineGate, type Gate } from '../circle/gate.ts';
+import { codeMedium } from '../circle/medium/code-medium.ts';
+import { conversationMedium } from '../circle/medium/conversation.ts';
+import type { Wards } from '../circle/wards.ts';
+import { callEntityBatchGate } from '../composition/call-entity-batch.ts';
+import { callEntityGate } from '../composition/call-entity.ts';
+import { CRYSTAL_CONTRACT_VERSION, type Crystal } from '../crystal/contract.ts';
+import { CrystalError } from '../crystal/crystal-error.ts';
+import { createCantrip, type Cantrip } from '../entity/cantrip.ts';
+import { CantripError } from '../errors.ts';
+import type { Loom } from '../loom/loom.ts';
+import { withRetry } from '../production/retry.ts';
+
+/**
+ * Builds a cantrip from a case's setup (`CantripSetup`, wire names) with the reference's own
+ * constructors. Test gates and crystals are bridged to the harness through `host`; everything else is
+ * the reference's own (done, composition and file gates, the mediums, the loom, retries).
+ */
+export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantrip {
+  if (!setup.crystal) throw new CantripError('missing_crystal', 'the setup names no crystal');
+  if (!setup.call) throw new CantripError('missing_call', 'the setup has no call');
+  if (!setup.circle) throw new CantripError('missing_circle', 'the setup has no circle');
+  const wards: Wards = {
+    maxTurns: setup.circle.wards.max_turns,
+    timeoutMs: setup.circle.wards.timeout_ms,
+    maxTokens: setup.circle.wards.max_tokens,
+    maxDepth: setup.circle.wards.max_depth,
+    maxConcurrency: setup.circle.wards.max_concurrency,
+    removeGates: setup.circle.wards.remove_gates,
+    evalTimeoutMs: setup.circle.wards.eval_timeout_ms,
+    memoryLimitBytes: setup.circle.wards.memory_limit_bytes,
+    maxOutputChars: setup.circle.wards.max_output_chars,
+  };
+  for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
+  return createCantrip({
+    crystal: withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }),
+    call: toCall(setup.call),
+    circle: createCircle({
+      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards)),
+      wards,
+      medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
+    }),
+    exposeLoom: setup.expose_loom ?? false,
+    ...(setup.folding
+      ? {
+          folding: {
+            ...(setup.folding.threshold === undefined ? {} : { threshold: setup.folding.threshold }),
+            ...(setup.folding.keep_recent_turns === undefined ? {} : { keepRecentTurns: setup.folding.keep_recent_turns }),
+          },
+        }
+      : {}),
+    requireDone: setup.require_done ?? false,
+    loom,
+    onEvent: host.event ? (event) => host.event?.(event) : undefined,
+  });
+}
+
+function buildGate(setup: GateSetup, host: Host, wards: Wards): Gate {
+  if ('test' in setup) {
+    return defineGate(
+      setup.test,
+      async (args, context) => {
+        const reply = await host.callGate(setup.name, args, { entity_id: context.entityId, tool_call_id: context.toolCallId });
+        if (reply.ok) return reply.result;
+        throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+      },
+      { ephemeral: setup.ephemeral ?? false },
+    );
+  }
+  if (setup.name === 'done') return doneGate();
+  if (setup.name === 'read' || setup.name === 'list_dir') {
+    const { root } = setup as { root: string };
+    return setup.name === 'read' ? readGate({ root }) : listDirGate({ root });
+  }
+  if (setup.name === 'call_entity' || setup.name === 'call_entity_batch') {
+    const composition = setup as { crystal?: string; call?: CallSetup };
+    const dependencies = {
+      ...(composition.crystal ? { crystal: withRetry(hostCrystal(host, composition.crystal, undefined), { sleep: (ms: number) => host.sleep(ms) }) } : {}),
+      ...(composition.call ? { call: toCall(composition.call) } : {}),
+    };
+    return setup.name === 'call_entity'
+      ? callEntityGate(dependencies)
+      : callEntityBatchGate(dependencies, wards.maxConcurrency === undefined ? {} : { maxConcurrency: wards.maxConcurrency });
+  }
+  throw new CantripError('unsupported', `gate '${setup.name}' is not supported by this adapter yet`);
+}
+
+function toCall(setup: CallSetup) {
+  return createCall({ systemPrompt: setup.system_prompt ?? null, hyperparameters: setup.hyperparameters ?? {} });
+}
+
+/** A crystal that forwards each query to the harness's scripted crystal. */
+function hostCrystal(host: Host, name: string, contextWindow: number | undefined): Crystal {
+  return {
+    contractVersion: CRYSTAL_CONTRACT_VERSION,
+    name,
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    async query(request) {
+      const reply = await host.queryCrystal(name, request);
+      if (reply.ok) return reply.response;
+      const code = isErrorCode(reply.error.code) ? reply.error.code : 'crystal_error';
+      throw new CrystalError(code, reply.error.message, reply.error.status === undefined ? {} : { status: reply.error.status });
+    },
+  };
+}
+
+function isErrorCode(code: string | undefined): code is ErrorCode {
+  return code !== undefined && (ERROR_CODES as readonly string[]).includes(code);
+}
