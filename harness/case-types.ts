@@ -53,6 +53,8 @@ export interface ScriptStep {
   metadata?: Record<string, unknown>;
   error?: { status?: number; code?: string; message?: string };
   delay_ms?: number;
+  /** Hold the reply until this many queries to the crystal are in flight at once (bounded). */
+  await_concurrent?: number;
   raw?: boolean;
 }
 

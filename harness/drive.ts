@@ -214,6 +214,7 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
     faults.push({ kind: 'fail', message: `act: ${error.message}` });
   }
   await readLoom();
+  for (const [crystal, peak] of crystals.peakInFlight) record.concurrency[crystal] = peak;
   for (const q of crystals.queries) {
     (record.requests[q.crystal] ??= []).push(q.request);
     (record.replies[q.crystal] ??= []).push(q.reply);

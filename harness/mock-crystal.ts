@@ -64,6 +64,11 @@ export class MockCrystals {
     }
   }
 
+  /** The most queries each crystal had in flight at once (COMP-3 shows concurrency with it). */
+  readonly peakInFlight = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly arrivals = new Map<string, Array<() => void>>();
+
   /** Answers one query (the body of `host.queryCrystal`). */
   async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
     const index = this.served.get(crystal) ?? 0;
@@ -71,8 +76,36 @@ export class MockCrystals {
     // Recorded on arrival, so concurrent queries keep the order they were sent in.
     const entry: QueryRecord = { crystal, request: jsonCopy(request), reply: pending(), action: this.currentAction };
     this.queries.push(entry);
-    entry.reply = await this.answer(crystal, request, index);
+    const now = (this.inFlight.get(crystal) ?? 0) + 1;
+    this.inFlight.set(crystal, now);
+    this.peakInFlight.set(crystal, Math.max(now, this.peakInFlight.get(crystal) ?? 0));
+    for (const wake of this.arrivals.get(crystal)?.splice(0) ?? []) wake();
+    try {
+      entry.reply = await this.answer(crystal, request, index);
+    } finally {
+      this.inFlight.set(crystal, (this.inFlight.get(crystal) ?? 1) - 1);
+    }
     return structuredClone(entry.reply);
+  }
+
+  /**
+   * Holds a reply until `count` queries to `crystal` are in flight at once, or `boundMs` passes: a
+   * deterministic way to see whether an implementation really runs children concurrently (COMP-3).
+   * A sequential implementation simply waits out the bound, and the peak it reached shows it.
+   */
+  private async awaitConcurrent(crystal: string, count: number, boundMs: number): Promise<void> {
+    const deadline = performance.now() + boundMs;
+    while ((this.inFlight.get(crystal) ?? 0) < count && performance.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - performance.now()));
+        const list = this.arrivals.get(crystal) ?? [];
+        list.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        this.arrivals.set(crystal, list);
+      });
+    }
   }
 
   private async answer(crystal: string, request: CrystalRequest, index: number): Promise<CrystalReply> {
@@ -87,6 +120,7 @@ export class MockCrystals {
     if (!step) {
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
     }
+    if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, MAX_STEP_DELAY_MS);
     if (step.delay_ms) await this.wait(Math.min(step.delay_ms, MAX_STEP_DELAY_MS));
     if (step.error) {
       const { status, code } = step.error;

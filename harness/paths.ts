@@ -14,7 +14,7 @@ export type Segment =
 
 export const RECORD_ROOTS = [
   'description', 'cantrips', 'outcomes', 'errors', 'entities', 'forks', 'mutations', 'threads', 'snapshots',
-  'requests', 'replies', 'gates', 'gate_log', 'sleeps', 'events', 'loom',
+  'requests', 'replies', 'concurrency', 'gates', 'gate_log', 'sleeps', 'events', 'loom',
 ] as const;
 
 export const LOOM_HELPERS = ['entity', 'cast', 'appended'] as const;

@@ -19,6 +19,8 @@ export interface RunRecord {
   snapshots: Record<string, Turn[]>;
   requests: Record<string, CrystalRequest[]>;
   replies: Record<string, CrystalReply[]>;
+  /** The most queries each crystal had in flight at once. */
+  concurrency: Record<string, number>;
   gates: Record<string, { calls: GateCallLog[] }>;
   gate_log: GateCallLog[];
   sleeps: number[];
@@ -51,6 +53,7 @@ export function emptyRecord(description: Description): RunRecord {
     snapshots: {},
     requests: {},
     replies: {},
+    concurrency: {},
     gates: {},
     gate_log: [],
     sleeps: [],
