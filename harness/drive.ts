@@ -151,7 +151,8 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
         return;
       }
       case 'invoke': {
-        const result = await adapter.invoke(cantrip(body.cantrip as string | undefined));
+        const chosen = typeof body.entity_id === 'string' ? { entity_id: body.entity_id } : undefined;
+        const result = await (chosen ? adapter.invoke(cantrip(body.cantrip as string | undefined), chosen) : adapter.invoke(cantrip(body.cantrip as string | undefined)));
         store(name, result, (v) => {
           record.entities[name] = v.entity;
           trace.entity = v.entity;

@@ -34,6 +34,15 @@ describe('sealing values (LOOM-3, CALL-1)', () => {
     expect(() => sealedCopy({ n: 1n })).toThrow(TypeError);
   });
 
+  it('LOOM-3: the awkward corners of JSON match too: -0, a "__proto__" key, sparse arrays', () => {
+    const tricky = JSON.parse('{"__proto__": {"polluted": true}, "z": -0}') as Record<string, unknown>;
+    const copy = sealedCopy({ ...tricky, sparse: [1, , 3], negativeZero: -0 }) as Record<string, unknown>;
+    expect(Object.is(copy.negativeZero, 0)).toBe(true);
+    expect(Object.getOwnPropertyNames(copy)).toContain('__proto__');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(copy.sparse).toEqual([1, null, 3]);
+  });
+
   it('CALL-1: deepFreeze freezes nested objects and arrays in place', () => {
     const value = deepFreeze({ a: { b: [1, { c: 2 }] } });
     expect(Object.isFrozen(value.a.b[1])).toBe(true);

@@ -39,7 +39,7 @@ function copy(value: unknown, key: string, depth: number): unknown {
     case 'boolean':
       return value;
     case 'number':
-      return Number.isFinite(value) ? value : null;
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null; // JSON writes -0 as 0
     case 'bigint':
       throw new TypeError('a BigInt cannot be stored as JSON');
     case 'object':
@@ -61,7 +61,10 @@ function copy(value: unknown, key: string, depth: number): unknown {
   for (const name in value) {
     if (!Object.prototype.hasOwnProperty.call(value, name)) continue;
     const item = copy((value as Record<string, unknown>)[name], name, depth + 1);
-    if (item !== undefined) out[name] = item;
+    if (item === undefined) continue;
+    // A key named "__proto__" must stay an own key, as JSON.parse keeps it; assignment would set the prototype.
+    if (name === '__proto__') Object.defineProperty(out, name, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[name] = item;
   }
   return Object.freeze(out);
 }

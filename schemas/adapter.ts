@@ -173,7 +173,11 @@ export interface Adapter {
   construct(setup: CantripSetup, host: Host): Promise<Result<{ cantrip: string }>>;
   /** Invoke, run one intent, discard (the intent may be absent so INTENT-1 can be checked). */
   cast(cantrip: string, intent?: string): Promise<Result<CastOutcome>>;
-  invoke(cantrip: string): Promise<Result<{ entity: string }>>;
+  /**
+   * A persistent entity (ENTITY-5). ENTITY-2: the entity takes `entity_id` when the caller gives one
+   * (refused with `duplicate_entity_id` if an entity already has it), and a generated unique id otherwise.
+   */
+  invoke(cantrip: string, options?: { entity_id?: string }): Promise<Result<{ entity: string }>>;
   /** Run one more intent through an invoked entity. */
   send(entity: string, intent?: string): Promise<Result<CastOutcome>>;
   /** A new entity whose context is the path from the root to `turn_id`; it runs at once, on `intent` if given, else on the intent in force at that turn. */

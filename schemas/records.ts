@@ -186,6 +186,7 @@ export const ERROR_CODES = [
   'loom_append_only',
   'unknown_turn',
   'unknown_entity',
+  'duplicate_entity_id',
   'unsupported',
   'parent_terminated',
 ] as const;

@@ -76,8 +76,8 @@ export class JsonRpcAdapter implements Adapter {
     return this.call('cast', { cantrip, ...withIntent(arguments.length > 1, intent) });
   }
 
-  invoke(cantrip: string): Promise<Result<{ entity: string }>> {
-    return this.call('invoke', { cantrip });
+  invoke(cantrip: string, options?: { entity_id?: string }): Promise<Result<{ entity: string }>> {
+    return this.call('invoke', { cantrip, ...(options?.entity_id === undefined ? {} : { entity_id: options.entity_id }) });
   }
 
   send(entity: string, intent?: string): Promise<Result<CastOutcome>> {

@@ -53,9 +53,14 @@ export function createReferenceAdapter(): Adapter {
         }
       }),
 
-    invoke: (handle) =>
+    invoke: (handle, options) =>
       attempt(async () => {
-        const entity = lookup(cantrips, handle, 'cantrip').invoke();
+        const chosen = options?.entity_id;
+        // ENTITY-2: a caller-chosen id must still be unique among the entities this adapter made.
+        if (chosen !== undefined && (entities.has(chosen) || loom.turns().some((turn) => turn.entity_id === chosen))) {
+          throw new CantripError('duplicate_entity_id', `an entity with id '${chosen}' already exists`);
+        }
+        const entity = lookup(cantrips, handle, 'cantrip').invoke(chosen === undefined ? {} : { entityId: chosen });
         entities.set(entity.id, entity);
         return { entity: entity.id };
       }),

@@ -65,7 +65,8 @@ export function serveAdapter(createAdapter: () => Adapter, options: ServeOptions
       },
       construct: (params) => current().construct(params.setup as CantripSetup, hostOver(connection)),
       cast: (params) => (has(params, 'intent') ? current().cast(params.cantrip as string, params.intent as string) : current().cast(params.cantrip as string)),
-      invoke: (params) => current().invoke(params.cantrip as string),
+      invoke: (params) =>
+        current().invoke(params.cantrip as string, typeof params.entity_id === 'string' ? { entity_id: params.entity_id } : undefined),
       send: (params) => (has(params, 'intent') ? current().send(params.entity as string, params.intent as string) : current().send(params.entity as string)),
       fork: (params) => (has(params, 'intent') ? current().fork(params.turn_id as string, params.intent as string) : current().fork(params.turn_id as string)),
       loom: () => current().loom(),
