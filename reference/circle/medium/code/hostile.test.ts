@@ -33,6 +33,8 @@ const CASES: Array<[label: string, code: string, check: (e: Evaluation) => void]
   ['memory bomb: string doubling', 'let s = "x"; while (true) s += s', ERROR('MemoryError', 'InternalError')],
   ['memory bomb: one huge repeat', '"x".repeat(2 ** 28)', ERROR('MemoryError', 'InternalError', 'RangeError')],
   ['deep recursion', 'function down(n) { return down(n + 1) + 1 } down(0)', ERROR('InternalError', 'RangeError')],
+  ['recursion through a host function', 'function g(n) { return echo(n) + g(n + 1) } g(0)', ERROR('RangeError')],
+  ['recursion through a host function, caught and retried', 'function g(n) { try { return echo(n) + g(n + 1) } catch (e) { return g(n + 1) } } g(0)', ERROR('RangeError', 'InternalError', 'TimeoutError')],
   ['recursion through toString', 'const o = {}; o.toString = () => String(o); String(o)', ERROR('InternalError', 'RangeError')],
   ['endless console output', 'for (;;) console.log("spam spam spam")', (e) => {
     expect(e.error?.name).toBe('TimeoutError');

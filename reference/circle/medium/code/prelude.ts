@@ -25,7 +25,21 @@ export const PRELUDE_SOURCE = String.raw`(function (gateHost, outHost, gateNames
   function own(o, k) { return apply(hasOwn, o, [k]) ? o[k] : undefined; }
   function envelope(fields) { const o = { __proto__: null }; for (const k in fields) if (apply(hasOwn, fields, [k])) o[k] = fields[k]; return stringify(o); }
   const slice = String.prototype.slice;
-  const ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String;
+  const ErrorCtor = Error, TypeErrorCtor = TypeError, RangeErrorCtor = RangeError, StringCtor = String;
+  const indexOf = String.prototype.indexOf;
+  // Host functions suspend the whole QuickJS stack (asyncify) while the host works; a very deep stack
+  // overflows that machinery and would take the host process down. So a host function refuses to run
+  // from deeper than this many nested calls, with a RangeError the entity's code sees like any other.
+  const MAX_GATE_DEPTH = 64;
+  function tooDeep() {
+    let stack = '';
+    try { stack = StringCtor(new ErrorCtor().stack); } catch (e) { return false; }
+    let lines = 0;
+    for (let i = apply(indexOf, stack, ['\n']); i !== -1; i = apply(indexOf, stack, ['\n', i + 1])) {
+      if (++lines > MAX_GATE_DEPTH) return true;
+    }
+    return false;
+  }
 
   function safeString(v) {
     try { return StringCtor(v); } catch (e) {
@@ -51,6 +65,7 @@ export const PRELUDE_SOURCE = String.raw`(function (gateHost, outHost, gateNames
 
   function makeGate(name) {
     const gate = function (...args) {
+      if (tooDeep()) throw new RangeErrorCtor(name + ' was called more than ' + MAX_GATE_DEPTH + ' calls deep; recursion through host functions is limited');
       let json, problem = '';
       try { json = stringify(args); } catch (e) { problem = errorText(e); }
       if (typeof json !== 'string' && problem === '') problem = 'arguments did not serialize to JSON';
