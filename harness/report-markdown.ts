@@ -94,7 +94,9 @@ export function renderMarkdown(report: Report): string {
   }
   out.push(...propertySection(report));
   out.push('', '## Rules', '', '| rule | level | status | cases | properties |', '| --- | --- | --- | --- | --- |');
-  for (const r of report.rules) out.push(`| ${r.id} ${r.title} | ${r.level} | ${r.status} | ${r.cases.join(', ') || '—'} | ${r.properties?.join(', ') || '—'} |`);
+  // An untested rule says why when the catalog marks it as beyond an adapter's reach.
+  const statusOf = (r: Report['rules'][number]): string => (r.status === 'untested' && r.testability !== 'behavioral' ? `untested (${r.testability})` : r.status);
+  for (const r of report.rules) out.push(`| ${r.id} ${r.title} | ${r.level} | ${statusOf(r)} | ${r.cases.join(', ') || '—'} | ${r.properties?.join(', ') || '—'} |`);
   out.push('', '## Cases', '', '| case | rules | level | status | ms | note |', '| --- | --- | --- | --- | --- | --- |');
   for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''} | ${c.duration_ms} | ${c.reason ?? ''} |`);
   return `${out.join('\n')}\n`;
