@@ -1,8 +1,11 @@
 /**
  * Code medium timings (run: `npx tsx bench/code-medium.bench.ts`). Prints figures; asserts nothing.
  * Targets from the task: a trivial evaluation <= 1 ms median, sandbox creation <= 30 ms median.
+ * Each sandbox runs in its own worker thread; creation is shown cold (a thread boots), from the warm
+ * spare, and from a worker recycled from a just-disposed sandbox (see code/worker-pool.ts).
  */
 import { createSandbox } from '../reference/circle/medium/code/index.ts';
+import { dropIdleWorkers } from '../reference/circle/medium/code/worker-pool.ts';
 
 function summary(label: string, samples: number[], target: number): void {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -20,10 +23,31 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+type AnySandbox = Awaited<ReturnType<typeof createSandbox>>;
+const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
+
+// Cold: no idle worker, so the thread boots (tsx, QuickJS) before the sandbox is ready.
+const cold: number[] = [];
+for (let i = 0; i < 5; i++) {
+  dropIdleWorkers();
+  let sandbox: AnySandbox | undefined;
+  cold.push(await time(async () => (sandbox = await createSandbox({ gates: [] }))));
+  sandbox?.dispose();
+  await settle();
+}
+// Warm spare: the background spare has booted (the process had a moment since the last sandbox).
+const spare: number[] = [];
+const held: AnySandbox[] = [];
+for (let i = 0; i < 10; i++) {
+  await settle();
+  spare.push(await time(async () => void held.push(await createSandbox({ gates: [] }))));
+}
+for (const s of held.splice(0)) s.dispose();
+// Recycled: created right after another sandbox was disposed, reusing its worker.
 const creation: number[] = [];
 for (let i = 0; i < 3; i++) (await createSandbox({ gates: [] })).dispose(); // warm-up
 for (let i = 0; i < 20; i++) {
-  let sandbox: Awaited<ReturnType<typeof createSandbox>> | undefined;
+  let sandbox: AnySandbox | undefined;
   creation.push(await time(async () => (sandbox = await createSandbox({ gates: [] }))));
   sandbox?.dispose();
 }
@@ -44,5 +68,7 @@ for (let i = 0; i < 200; i++) {
 sandbox.dispose();
 
 console.log(`code medium bench, node ${process.version}`);
-summary('sandbox creation', creation, 30);
+summary('sandbox creation, cold', cold, 30);
+summary('creation, warm spare', spare, 30);
+summary('creation, recycled worker', creation, 30);
 for (const [label, s] of Object.entries(samples)) summary(`evaluate ${label}`, s, 1);

@@ -1,5 +1,5 @@
 import { newQuickJSAsyncWASMModule } from 'quickjs-emscripten';
-import type { QuickJSAsyncContext, QuickJSAsyncRuntime, QuickJSHandle } from 'quickjs-emscripten';
+import type { QuickJSAsyncContext, QuickJSAsyncRuntime, QuickJSAsyncWASMModule, QuickJSHandle } from 'quickjs-emscripten';
 import { createJobRunner, type JobRunner } from './pending-jobs.ts';
 import { PRELUDE_SOURCE } from './prelude.ts';
 import type { ResolvedLimits } from './limits.ts';
@@ -42,15 +42,17 @@ export interface Engine {
  * Builds a fresh engine: its own asyncify wasm module (one module runs one evaluation at a time, so
  * every entity gets its own), memory and stack limits, the interrupt handler that enforces the
  * deadline and `done` (CIRCLE-6, LOOP-3), and the prelude that defines gates, console and globals.
- * No module loader is installed, so `import()` always fails inside the sandbox.
+ * No module loader is installed, so `import()` always fails inside the sandbox. A `module` made in
+ * advance (a fresh one, never used by another engine) saves its compile time.
  */
 export async function createEngine(
   gateNames: readonly string[],
   globalsJson: string,
   limits: ResolvedLimits,
   clock: () => number,
+  premade?: QuickJSAsyncWASMModule,
 ): Promise<Engine> {
-  const module = await newQuickJSAsyncWASMModule();
+  const module = premade ?? (await newQuickJSAsyncWASMModule());
   const runtime = module.newRuntime();
   runtime.setMemoryLimit(limits.memoryLimitBytes);
   runtime.setMaxStackSize(limits.stackLimitBytes);

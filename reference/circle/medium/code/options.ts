@@ -10,8 +10,12 @@ export interface ResolvedOptions {
   gateNames: string[];
   globalsJson: string;
   limits: ResolvedLimits;
-  clock: () => number;
+  /** Time past `evalTimeoutMs` before the host terminates an unresponsive worker. */
+  hardDeadlineGraceMs: number;
 }
+
+/** Default of {@link SandboxOptions.hardDeadlineGraceMs}: covers reading results and an engine rebuild. */
+export const DEFAULT_HARD_DEADLINE_GRACE_MS = 1000;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** Names a gate or global cannot take: keywords, and globals the sandbox itself relies on. */
@@ -53,13 +57,16 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   } catch (error) {
     fail(`options.globals must be JSON-able: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (options.clock !== undefined && typeof options.clock !== 'function') fail('options.clock must be a function');
+  const grace = options.hardDeadlineGraceMs ?? DEFAULT_HARD_DEADLINE_GRACE_MS;
+  if (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0 || grace > 60_000) {
+    fail(`options.hardDeadlineGraceMs must be an integer between 0 and 60000, got ${String(grace)}`);
+  }
   return {
     gates,
     gateNames,
     globalsJson,
     limits: resolveLimits(options.limits),
-    clock: options.clock ?? (() => performance.now()),
+    hardDeadlineGraceMs: grace,
   };
 }
 

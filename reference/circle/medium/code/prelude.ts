@@ -28,8 +28,9 @@ export const PRELUDE_SOURCE = String.raw`(function (gateHost, outHost, gateNames
   const ErrorCtor = Error, TypeErrorCtor = TypeError, RangeErrorCtor = RangeError, StringCtor = String;
   const indexOf = String.prototype.indexOf;
   // Host functions suspend the whole QuickJS stack (asyncify) while the host works; a very deep stack
-  // overflows that machinery and would take the host process down. So a host function refuses to run
-  // from deeper than this many nested calls, with a RangeError the entity's code sees like any other.
+  // overflows the native stack under that machinery. The worker thread contains such a crash, but the
+  // engine must then be rebuilt and its state is lost. So a host function refuses to run from deeper
+  // than this many nested calls, with a RangeError the entity's code sees like any other.
   const MAX_GATE_DEPTH = 64;
   function tooDeep() {
     let stack = '';

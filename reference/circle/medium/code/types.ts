@@ -29,8 +29,11 @@ export interface SandboxOptions {
   limits?: SandboxLimits;
   /** JSON-able data exposed as read-only, deeply frozen globals (e.g. `context`, or the loom thread, LOOM-11). */
   globals?: Record<string, unknown>;
-  /** Millisecond clock for deadlines; injectable so tests can drive time. Default `performance.now`. */
-  clock?: () => number;
+  /**
+   * How long past `evalTimeoutMs` the host waits for the sandbox's worker before terminating it and
+   * starting a fresh one (the hard deadline, for native work the interrupt cannot stop). Default 1000.
+   */
+  hardDeadlineGraceMs?: number;
 }
 
 /** A thrown value as the observation shows it: the error's class name and its message. */
