@@ -26,6 +26,8 @@ export interface CaseResult {
   duration_ms: number;
   /** Why the case was skipped or errored. */
   reason?: string;
+  /** Set when the case ran out of its time limit (as opposed to an adapter that threw). */
+  timed_out?: boolean;
   /** Failed expectations, with path, expected and actual. */
   failures: ExpectationResult[];
   /** How many expectations were checked. */
@@ -125,7 +127,7 @@ export async function runCase(c: LoadedCase, factory: AdapterFactory, descriptio
     return { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] };
   } catch (error) {
     const reason = error instanceof CaseTimeout ? error.message : `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
-    return base(c, 'errored', elapsed(), reason);
+    return { ...base(c, 'errored', elapsed(), reason), ...(error instanceof CaseTimeout && { timed_out: true }) };
   } finally {
     if (adapter) await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
   }

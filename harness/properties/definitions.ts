@@ -23,7 +23,8 @@ export interface PropertyExpectations {
   assumes: Expectation[];
 }
 
-export interface PropertyDefinition {
+/** A property over plans of type `P` (conversation plans unless said otherwise). */
+export interface PropertyDefinition<P = Plan> {
   id: string;
   rules: string[];
   level: Level;
@@ -33,7 +34,7 @@ export interface PropertyDefinition {
   requires: Feature[];
   /** Ambient invariants (ids from harness/invariants.ts) whose failure also fails this property. */
   invariants: readonly string[];
-  expectations(plan: Plan): PropertyExpectations;
+  expectations(plan: P): PropertyExpectations;
 }
 
 const x = (path: string, matcher: Matcher): Expectation => ({ path, ...matcher });

@@ -6,11 +6,11 @@
  * once with the expectations of every property combined, and each property reads back its own.
  */
 import type { Description } from '../../schemas/adapter.ts';
-import type { Expectation } from '../case-types.ts';
+import type { Expectation, LoadedCase } from '../case-types.ts';
 import type { ExpectationResult } from '../check.ts';
 import type { InvariantResult } from '../invariants.ts';
 import { runCase, type AdapterFactory, type CaseResult } from '../run.ts';
-import { buildCase } from './build-case.ts';
+import { buildCase, type CaseHeader } from './build-case.ts';
 import type { PropertyDefinition } from './definitions.ts';
 import type { Plan } from './model.ts';
 
@@ -31,25 +31,39 @@ export interface Evaluation {
 const CACHE_LIMIT = 2000;
 
 const keyOf = (e: Expectation): string => JSON.stringify(e);
-const failureKey = (f: { path: string; matcher: string }): string => `${f.matcher}\u0000${f.path}`;
-/** Results name an expectation by path and matcher; within one plan that pair has one expected value. */
-const expectationKey = (e: Expectation): string => failureKey({ path: e.path, matcher: Object.keys(e).find((k) => k !== 'path') ?? '' });
+/**
+ * Results name an expectation by path, matcher and expected value (several `every` checks may share a
+ * path). A failed `same_as` shows the other path's value instead, so it is keyed by path and matcher.
+ */
+const resultKey = (path: string, matcher: string, expected: unknown): string => `${matcher}\u0000${path}\u0000${matcher === 'same_as' ? '' : JSON.stringify(expected)}`;
+const failureKey = (f: ExpectationResult): string => resultKey(f.path, f.matcher, (f.expected as Record<string, unknown> | undefined)?.[f.matcher]);
+const expectationKey = (e: Expectation): string => {
+  const matcher = Object.keys(e).find((k) => k !== 'path') ?? '';
+  return resultKey(e.path, matcher, (e as unknown as Record<string, unknown>)[matcher]);
+};
 
-export class ScenarioRunner {
+/** Writes a plan as a case (`buildCase` for conversation plans). */
+export type CaseBuilder<P> = (plan: P, header: CaseHeader, expect: Expectation[]) => LoadedCase;
+
+export class ScenarioRunner<P = Plan> {
   private readonly cache = new Map<string, Promise<CaseResult>>();
+  private readonly build: CaseBuilder<P>;
 
   constructor(
     private readonly factory: AdapterFactory,
     private readonly description: Description,
-    private readonly properties: readonly PropertyDefinition[],
+    private readonly properties: readonly PropertyDefinition<P>[],
     private readonly timeoutMs: number,
-  ) {}
+    build?: CaseBuilder<P>,
+  ) {
+    this.build = build ?? (buildCase as unknown as CaseBuilder<P>);
+  }
 
   /** Drives the plan's case (once per distinct case) and judges `property` on it. */
-  async evaluate(property: PropertyDefinition, plan: Plan): Promise<Evaluation> {
+  async evaluate(property: PropertyDefinition<P>, plan: P): Promise<Evaluation> {
     const { checks, assumes } = property.expectations(plan);
     const result = await this.run(plan);
-    if (result.status === 'errored') return { status: 'errored', reason: result.reason ?? 'errored', timedOut: result.duration_ms >= this.timeoutMs, failures: [], invariants: [] };
+    if (result.status === 'errored') return { status: 'errored', reason: result.reason ?? 'errored', timedOut: result.timed_out === true, failures: [], invariants: [] };
     const checked = new Set(checks.map(expectationKey));
     const assumed = new Set(assumes.map(expectationKey).filter((k) => !checked.has(k)));
     const invariants = result.invariants.filter((i) => i.status === 'fail' && property.invariants.includes(i.id));
@@ -60,13 +74,13 @@ export class ScenarioRunner {
     return { status: unmet ? 'inconclusive' : 'pass', failures: [], invariants: [] };
   }
 
-  private run(plan: Plan): Promise<CaseResult> {
+  private run(plan: P): Promise<CaseResult> {
     const all = new Map<string, Expectation>();
     for (const p of this.properties) {
       const { checks, assumes } = p.expectations(plan);
       for (const e of [...checks, ...assumes]) all.set(keyOf(e), e);
     }
-    const c = buildCase(plan, { id: 'property-run', rules: [...new Set(this.properties.flatMap((p) => p.rules))], description: 'generated' }, [...all.values()]);
+    const c = this.build(plan, { id: 'property-run', rules: [...new Set(this.properties.flatMap((p) => p.rules))], description: 'generated' }, [...all.values()]);
     const key = JSON.stringify([c.setup, c.crystals, c.act]);
     let pending = this.cache.get(key);
     if (!pending) {

@@ -5,3 +5,7 @@ export * from './definitions.ts';
 export * from './evaluate.ts';
 export * from './reproducer.ts';
 export * from './run-properties.ts';
+export * from './composition-scenario.ts';
+export * from './composition-model.ts';
+export * from './composition-case.ts';
+export * from './composition-definitions.ts';

@@ -10,9 +10,13 @@ import type { ExpectationResult } from '../check.ts';
 import type { InvariantResult } from '../invariants.ts';
 import type { AdapterFactory } from '../run.ts';
 import { buildCase } from './build-case.ts';
+import { buildCompositionCase } from './composition-case.ts';
+import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
+import { compositionSteps, planComposition, type CompositionPlan } from './composition-model.ts';
+import { compositionArbitrary, type CompositionScenario } from './composition-scenario.ts';
 import { PROPERTIES, type PropertyDefinition } from './definitions.ts';
-import { ScenarioRunner, type Evaluation } from './evaluate.ts';
-import { plan } from './model.ts';
+import { ScenarioRunner, type CaseBuilder, type Evaluation } from './evaluate.ts';
+import { plan, type Plan } from './model.ts';
 import { caseYaml } from './reproducer.ts';
 import { scenarioArbitrary, type Scenario } from './scenario.ts';
 
@@ -21,6 +25,12 @@ export const DEFAULT_PROPERTY_RUNS = 50;
 export const DEFAULT_PROPERTY_CASE_TIMEOUT_MS = 5_000;
 /** Per property, generation and shrinking together; shrinking stops at the best case found so far. */
 const PROPERTY_TIME_LIMIT_MS = 60_000;
+/**
+ * Discarded scenarios allowed per run before a property gives up as `skipped`. Every discard drives a
+ * case, and one defect can make a property's assumption fail on every scenario (the property of that
+ * defect's rule reports it), so the bound keeps such a run short. No property needs more than a few.
+ */
+const MAX_SKIPS_PER_RUN = 10;
 
 export type PropertyStatus = 'pass' | 'fail' | 'errored' | 'skipped';
 
@@ -68,7 +78,7 @@ export interface PropertyOptions {
 }
 
 /** A filter term selects a property by its id, one of its rules, or a rule family; no terms select all. */
-export function selectsProperty(p: PropertyDefinition, terms: readonly string[]): boolean {
+export function selectsProperty<P>(p: PropertyDefinition<P>, terms: readonly string[]): boolean {
   if (terms.length === 0) return true;
   return terms.some((t) => t === p.id || p.rules.includes(t) || p.rules.some((r) => r.startsWith(`${t}-`)) || p.requires.some((f) => f === t));
 }
@@ -78,26 +88,76 @@ export function randomSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
 }
 
+/** A kind of generated scenario: its generator, model, case writer and properties. */
+interface Family<S, P> {
+  properties: readonly PropertyDefinition<P>[];
+  arbitrary: (features: ReadonlySet<string>) => fc.Arbitrary<S>;
+  plan: (scenario: S) => P;
+  build: CaseBuilder<P>;
+  /** Crystal steps of a plan's case, the size reported for a counterexample. */
+  steps: (plan: P) => number;
+}
+
+const conversation: Family<Scenario, Plan> = {
+  properties: PROPERTIES,
+  arbitrary: (features) => scenarioArbitrary({ fork: features.has('fork') }),
+  plan,
+  build: buildCase,
+  steps: (p) => p.script.length,
+};
+
+/** COMP-*, WARD-1, LOOM-8, LOOM-12: parents that delegate (feature `composition`). */
+const composition: Family<CompositionScenario, CompositionPlan> = {
+  properties: COMPOSITION_PROPERTIES,
+  arbitrary: () => compositionArbitrary,
+  plan: planComposition,
+  build: buildCompositionCase,
+  steps: compositionSteps,
+};
+
+/** Ids of every property, in report order: the conversation ones, then composition. */
+export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...COMPOSITION_PROPERTIES].map((p) => p.id);
+
 export async function runProperties(factory: AdapterFactory, description: Description, options: PropertyOptions = {}): Promise<PropertyResult[]> {
   const seed = options.seed ?? randomSeed();
   const runs = options.runs ?? DEFAULT_PROPERTY_RUNS;
-  const chosen = PROPERTIES.filter((p) => selectsProperty(p, options.filter ?? []));
   const features = new Set<string>(description.features);
-  const runner = new ScenarioRunner(factory, description, chosen, options.caseTimeoutMs ?? DEFAULT_PROPERTY_CASE_TIMEOUT_MS);
-  const arbitrary = scenarioArbitrary({ fork: features.has('fork') });
+  const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => selectsProperty(p, options.filter ?? [])).length;
+  const total = selected(PROPERTIES) + selected(COMPOSITION_PROPERTIES);
   const results: PropertyResult[] = [];
-  for (const property of chosen) {
-    const missing = property.requires.filter((f) => !features.has(f));
-    const result = missing.length > 0
-      ? base(property, 'skipped', seed, 0, 0, `feature not declared: ${missing.join(', ')}`)
-      : await checkProperty(property, runner, arbitrary, seed, runs);
-    results.push(result);
-    options.onProperty?.(result, results.length, chosen.length);
-  }
+  const context: FamilyRun = { factory, description, features, seed, runs, options, results, total };
+  await runFamily(conversation, context);
+  await runFamily(composition, context);
   return results;
 }
 
-async function checkProperty(property: PropertyDefinition, runner: ScenarioRunner, arbitrary: fc.Arbitrary<Scenario>, seed: number, runs: number): Promise<PropertyResult> {
+interface FamilyRun {
+  factory: AdapterFactory;
+  description: Description;
+  features: ReadonlySet<string>;
+  seed: number;
+  runs: number;
+  options: PropertyOptions;
+  results: PropertyResult[];
+  total: number;
+}
+
+async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<void> {
+  const chosen = family.properties.filter((p) => selectsProperty(p, run.options.filter ?? []));
+  if (chosen.length === 0) return;
+  const runner = new ScenarioRunner<P>(run.factory, run.description, chosen, run.options.caseTimeoutMs ?? DEFAULT_PROPERTY_CASE_TIMEOUT_MS, family.build);
+  const arbitrary = family.arbitrary(run.features);
+  for (const property of chosen) {
+    const missing = property.requires.filter((f) => !run.features.has(f));
+    const result = missing.length > 0
+      ? base(property, 'skipped', run.seed, 0, 0, `feature not declared: ${missing.join(', ')}`)
+      : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs);
+    run.results.push(result);
+    run.options.onProperty?.(result, run.results.length, run.total);
+  }
+}
+
+async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefinition<P>, runner: ScenarioRunner<P>, arbitrary: fc.Arbitrary<S>, seed: number, runs: number): Promise<PropertyResult> {
   const started = performance.now();
   // After one scenario runs out of time, every other is discarded: shrinking a hang would cost a
   // time limit per attempt, so the first hung scenario is the counterexample.
@@ -105,14 +165,14 @@ async function checkProperty(property: PropertyDefinition, runner: ScenarioRunne
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (scenario) => {
       fc.pre(!hung);
-      const p = plan(scenario);
+      const p = family.plan(scenario);
       fc.pre(property.expectations(p).checks.length > 0);
       const evaluation = await runner.evaluate(property, p);
       fc.pre(evaluation.status !== 'inconclusive');
       if (evaluation.timedOut) hung = true;
       return evaluation.status === 'pass';
     }),
-    { seed, numRuns: runs, interruptAfterTimeLimit: PROPERTY_TIME_LIMIT_MS },
+    { seed, numRuns: runs, maxSkipsPerRun: MAX_SKIPS_PER_RUN, interruptAfterTimeLimit: PROPERTY_TIME_LIMIT_MS },
   );
   const elapsed = Math.round(performance.now() - started);
   if (!details.failed) return base(property, 'pass', seed, details.numRuns, elapsed);
@@ -121,10 +181,10 @@ async function checkProperty(property: PropertyDefinition, runner: ScenarioRunne
     return base(property, details.interrupted ? 'errored' : 'skipped', seed, details.numRuns, elapsed, why);
   }
   const [scenario] = details.counterexample;
-  const p = plan(scenario);
+  const p = family.plan(scenario);
   const evaluation: Evaluation = await runner.evaluate(property, p);
   const header = { id: `property-${property.id}`, rules: property.rules, description: `shrunk counterexample of property ${property.id} (seed ${seed}): ${property.title}` };
-  const reproducer = buildCase(p, header, property.expectations(p).checks);
+  const reproducer = family.build(p, header, property.expectations(p).checks);
   // The predicate can fail for a reason the re-run no longer shows (a flaky implementation): say so.
   const flaky = evaluation.status === 'pass' || evaluation.status === 'inconclusive';
   const status: PropertyStatus = evaluation.status === 'fail' ? 'fail' : 'errored';
@@ -135,7 +195,7 @@ async function checkProperty(property: PropertyDefinition, runner: ScenarioRunne
     failed_rules: [...failedRules],
     counterexample: {
       case_yaml: caseYaml(reproducer),
-      steps: p.script.length,
+      steps: family.steps(p),
       shrinks: details.numShrinks,
       failures: evaluation.failures,
       invariants: evaluation.invariants,
@@ -144,6 +204,6 @@ async function checkProperty(property: PropertyDefinition, runner: ScenarioRunne
   };
 }
 
-function base(p: PropertyDefinition, status: PropertyStatus, seed: number, runs: number, duration: number, reason?: string): PropertyResult {
+function base<P>(p: PropertyDefinition<P>, status: PropertyStatus, seed: number, runs: number, duration: number, reason?: string): PropertyResult {
   return { id: p.id, rules: p.rules, level: p.level, title: p.title, status, runs, seed, duration_ms: duration, ...(reason !== undefined && { reason }), failed_rules: [] };
 }

@@ -51,7 +51,8 @@ export const UNKNOWN_GATES = ['search', 'write_file', 'launch'] as const;
 /** Keys that would change an object's prototype when a YAML or JSON reader builds it. */
 const RISKY_KEY = /"(__proto__|constructor|prototype)"\s*:/;
 
-const words = fc.stringMatching(/^[a-z]{1,8}( [a-z]{1,8}){0,3}$/);
+/** A few lowercase words: text replies, messages. */
+export const words = fc.stringMatching(/^[a-z]{1,8}( [a-z]{1,8}){0,3}$/);
 
 const usage: fc.Arbitrary<StepUsage | null> = fc.option(
   fc.record({ prompt: fc.integer({ min: 1, max: 5000 }), completion: fc.integer({ min: 1, max: 2000 }), cached: fc.integer({ min: 0, max: 1000 }) }),
@@ -59,7 +60,7 @@ const usage: fc.Arbitrary<StepUsage | null> = fc.option(
 );
 
 /** A done answer: any small JSON value except null (a null answer reads as "no answer" too easily). */
-const answer: fc.Arbitrary<unknown> = fc
+export const answer: fc.Arbitrary<unknown> = fc
   .jsonValue({ maxDepth: 2 })
   .map((v) => JSON.parse(JSON.stringify(v)) as unknown) // -0 becomes 0, as it will on the wire
   .filter((v) => v !== null && !RISKY_KEY.test(JSON.stringify(v)));

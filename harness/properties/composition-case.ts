@@ -1,0 +1,34 @@
+/**
+ * Writes a planned composition scenario in the tests.yaml vocabulary: the parent's circle and script,
+ * one `by_intent` list per child on the `child` crystal, and one cast. Driven during a property run
+ * and printed as the reproducer, like `build-case.ts` does for conversation scenarios.
+ */
+import type { Case, CaseGate, Expectation, LoadedCase } from '../case-types.ts';
+import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
+import { PARENT_INTENT, type CompositionPlan } from './composition-model.ts';
+
+/** The crystal every child queries (named by both delegation gates). */
+export const CHILD_CRYSTAL = 'child';
+
+/** The case for a composition plan, with the given header and expectations. */
+export function buildCompositionCase(plan: CompositionPlan, header: CaseHeader, expect: Expectation[]): LoadedCase {
+  const gates: CaseGate[] = ['done', ...plan.parentGates, { name: 'call_entity', crystal: CHILD_CRYSTAL }, { name: 'call_entity_batch', crystal: CHILD_CRYSTAL }];
+  const byIntent = Object.fromEntries(plan.children.filter((c) => c.script.length > 0).map((c) => [c.intent, c.script]));
+  const c: Case = {
+    id: header.id,
+    rules: header.rules,
+    level: 'MUST',
+    requires: ['composition'],
+    description: header.description,
+    setup: {
+      crystal: CRYSTAL,
+      call: {},
+      circle: { medium: 'conversation', gates, wards: { max_turns: plan.scenario.max_turns } },
+      require_done: false,
+    },
+    crystals: { [CRYSTAL]: { script: plan.parentScript }, [CHILD_CRYSTAL]: Object.keys(byIntent).length > 0 ? { by_intent: byIntent } : { script: [] } },
+    act: [{ cast: { intent: PARENT_INTENT, as: 'first' } }],
+    expect,
+  };
+  return structuredClone({ ...c, position: { file: GENERATED_FILE, line: 0, column: 0 } });
+}

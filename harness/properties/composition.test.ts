@@ -1,0 +1,90 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import type { Adapter, Description } from '../../schemas/adapter.ts';
+import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
+import { loadCaseText } from '../load.ts';
+import { describeAdapter, runCase, type AdapterFactory } from '../run.ts';
+import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
+import { caseFileYaml } from './reproducer.ts';
+import { runProperties, type PropertyResult } from './run-properties.ts';
+
+const SEED = 20240611;
+const RUNS = 50;
+/** Composition properties only (a rule-family filter would also pick conversation properties). */
+const ONLY = ['composition'];
+
+/** The composition property each composition defect of the miniature must trip. */
+const CAUGHT: Record<string, { property: string; rules: string[] }> = {
+  'child-inherits-parent-history': { property: 'child-starts-with-its-own-context', rules: ['COMP-4'] },
+  'batch-results-in-completion-order': { property: 'batch-results-in-request-order', rules: ['COMP-3'] },
+  'child-gets-every-parent-gate': { property: 'child-gates-are-a-granted-subset', rules: ['COMP-1'] },
+};
+
+const miniature = (defect?: string): AdapterFactory => () => new Miniature(defect as ConstructorParameters<typeof Miniature>[0]);
+const byId = (results: PropertyResult[], id: string): PropertyResult => {
+  const found = results.find((r) => r.id === id);
+  if (!found) throw new Error(`no result for property ${id}`);
+  return found;
+};
+async function runReproducer(yaml: string, factory: AdapterFactory) {
+  const file = loadCaseText(caseFileYaml([]).replace('cases:\n', `cases:\n${yaml.trimEnd().split('\n').map((l) => `  ${l}`).join('\n')}\n`), 'repro.yaml');
+  return runCase(file.cases[0]!, factory, await describeAdapter(factory));
+}
+
+describe('composition properties', () => {
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+
+  it('COMP-1, COMP-3, COMP-4, COMP-5, COMP-6, COMP-8, WARD-1, LOOM-8, LOOM-12: every composition property passes on the reference, each on real runs', async () => {
+    const results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS, filter: ONLY });
+    expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(COMPOSITION_PROPERTIES.map((p) => [p.id, 'pass', undefined]));
+    for (const r of results) expect(r.runs, r.id).toBeGreaterThanOrEqual(RUNS);
+  });
+
+  it('COMP-1, COMP-3, COMP-4, COMP-5, COMP-6, COMP-8, WARD-1: the defect-free miniature passes them too', async () => {
+    const factory = miniature();
+    const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: ONLY });
+    expect(results.map((r) => [r.id, r.status, r.counterexample?.failures])).toEqual(COMPOSITION_PROPERTIES.map((p) => [p.id, 'pass', undefined]));
+  });
+
+  for (const [defect, want] of Object.entries(CAUGHT)) {
+    it.runIf((DEFECTS as readonly string[]).includes(defect))(`${want.rules.join(', ')}: the ${defect} miniature fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
+      const factory = miniature(defect);
+      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: ONLY });
+      const result = byId(found, want.property);
+      expect(result.status).toBe('fail');
+      for (const rule of want.rules) expect(result.failed_rules).toContain(rule);
+      const ce = result.counterexample!;
+      // Small: the parent's two steps and one step for each of at most two children.
+      expect(ce.steps).toBeLessThanOrEqual(4);
+      expect(ce.failures.length).toBeGreaterThan(0);
+      const broken = await runReproducer(ce.case_yaml, factory);
+      expect(broken.status).toBe('fail');
+      for (const rule of want.rules) expect(broken.failed_rules).toContain(rule);
+      const good = await runReproducer(ce.case_yaml, reference);
+      expect([good.status, good.failures, good.invariants.filter((i) => i.status === 'fail')]).toEqual(['pass', [], []]);
+    });
+  }
+
+  it('COMP-3: a miniature with a composition defect of another rule passes the batch-order property (no blame downstream)', async () => {
+    const factory = miniature('child-gets-every-parent-gate');
+    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 20, filter: ['batch-results-in-request-order', 'child-failure-returns-to-parent'] });
+    expect(found.map((r) => [r.id, r.status])).toEqual([
+      ['child-failure-returns-to-parent', 'pass'],
+      ['batch-results-in-request-order', 'pass'],
+    ]);
+  });
+
+  it('COMP-1: every composition property is skipped, with the reason, when the implementation does not declare composition', async () => {
+    const factory: AdapterFactory = () => {
+      const inner = new Miniature();
+      return Object.assign(Object.create(inner) as Adapter, {
+        describe: async (): Promise<Description> => ({ ...(await inner.describe()), features: ['fork'] }),
+      });
+    };
+    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 5, filter: ONLY });
+    expect(found.map((r) => [r.id, r.status, r.reason])).toEqual(COMPOSITION_PROPERTIES.map((p) => [p.id, 'skipped', 'feature not declared: composition']));
+  });
+});
