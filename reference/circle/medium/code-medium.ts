@@ -5,6 +5,7 @@ import type { Wards } from '../wards.ts';
 import { renderEvaluation } from './code/observation.ts';
 import { CODE_ARGUMENT, CODE_TOOL, gateParameterNames, presentCodeMedium } from './code/presentation.ts';
 import { createSandbox } from './code/sandbox.ts';
+import { keepSpare } from './code/worker-pool.ts';
 import type { Evaluation, Sandbox, SandboxGate } from './code/types.ts';
 import { NO_GATE_CALLED, type Action, type ActContext, type Medium, type MediumSession, type OpenOptions } from './medium.ts';
 
@@ -19,6 +20,8 @@ import { NO_GATE_CALLED, type Action, type ActContext, type Medium, type MediumS
  * (`call_entity({ intent, context })`). Records in the loom carry the named form.
  */
 export function codeMedium(wards: Pick<Wards, 'evalTimeoutMs' | 'memoryLimitBytes' | 'maxOutputChars'> = {}): Medium {
+  // A code circle will want a sandbox soon: start a worker now, while the cantrip is still being set up.
+  keepSpare();
   return Object.freeze({
     kind: 'code' as const,
     // Sandbox heaps cannot be serialized, so a fork re-runs the recorded programs (see restore below).
