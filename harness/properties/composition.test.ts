@@ -2,10 +2,9 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter, Description } from '../../schemas/adapter.ts';
 import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseText } from '../load.ts';
-import { describeAdapter, runCase, type AdapterFactory } from '../run.ts';
+import { describeAdapter, type AdapterFactory } from '../run.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
-import { caseFileYaml } from './reproducer.ts';
+import { byId, miniature, runReproducer } from './test-support.ts';
 import { runProperties, type PropertyResult } from './run-properties.ts';
 
 const SEED = 20240611;
@@ -20,16 +19,6 @@ const CAUGHT: Record<string, { property: string; rules: string[] }> = {
   'child-gets-every-parent-gate': { property: 'child-gates-are-a-granted-subset', rules: ['COMP-1'] },
 };
 
-const miniature = (defect?: string): AdapterFactory => () => new Miniature(defect as ConstructorParameters<typeof Miniature>[0]);
-const byId = (results: PropertyResult[], id: string): PropertyResult => {
-  const found = results.find((r) => r.id === id);
-  if (!found) throw new Error(`no result for property ${id}`);
-  return found;
-};
-async function runReproducer(yaml: string, factory: AdapterFactory) {
-  const file = loadCaseText(caseFileYaml([]).replace('cases:\n', `cases:\n${yaml.trimEnd().split('\n').map((l) => `  ${l}`).join('\n')}\n`), 'repro.yaml');
-  return runCase(file.cases[0]!, factory, await describeAdapter(factory));
-}
 
 describe('composition properties', () => {
   let reference: AdapterFactory;

@@ -2,9 +2,8 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter, Description } from '../../schemas/adapter.ts';
 import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseText } from '../load.ts';
-import { describeAdapter, runCase, type AdapterFactory } from '../run.ts';
-import { caseFileYaml } from './reproducer.ts';
+import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { byId, miniature, runReproducer } from './test-support.ts';
 import { ALL_PROPERTY_IDS, runProperties, type PropertyResult } from './run-properties.ts';
 
 const SEED = 20240611;
@@ -22,18 +21,6 @@ const CAUGHT: Record<string, { property: string; rules: string[] }> = {
 };
 const UNCOVERED = ['mutates-past-turns', 'no-construction-validation', 'shared-state-between-casts'];
 
-const miniature = (defect?: string): AdapterFactory => () => new Miniature(defect as ConstructorParameters<typeof Miniature>[0]);
-const byId = (results: PropertyResult[], id: string): PropertyResult => {
-  const found = results.find((r) => r.id === id);
-  if (!found) throw new Error(`no result for property ${id}`);
-  return found;
-};
-/** Loads a reproducer's YAML as the harness would, and runs it as an ordinary case. */
-async function runReproducer(yaml: string, factory: AdapterFactory) {
-  const file = loadCaseText(caseFileYaml([]).replace('cases:\n', `cases:\n${yaml.trimEnd().split('\n').map((l) => `  ${l}`).join('\n')}\n`), 'repro.yaml');
-  const c = file.cases[0]!;
-  return runCase(c, factory, await describeAdapter(factory));
-}
 
 describe('properties against the reference (through its adapter only)', () => {
   let reference: AdapterFactory;

@@ -7,7 +7,7 @@ import { hasTruncationWard } from '../circle/wards.ts';
 import type { Crystal } from '../crystal/contract.ts';
 import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
-import { emptyMetadata, newTurnId } from '../loom/turn.ts';
+import { callTurn, newTurnId } from '../loom/turn.ts';
 import type { FoldingOptions } from '../loom/fold.ts';
 import type { Redactor } from '../production/redaction.ts';
 import type { EventSink } from '../production/events.ts';
@@ -81,30 +81,15 @@ export function createCantrip(options: CantripOptions): Cantrip {
   const loom = options.loom ?? new Loom();
   // Retries (PROD-2) belong to the crystal: wrap it with `withRetry` (providers do) so the loop sees one query.
   const crystal = options.crystal;
-  let callTurn: Turn | undefined;
+  let storedCallTurn: Turn | undefined;
 
   /**
    * CALL-4: the call is stored once, as the root every thread of this cantrip starts from. A child
    * cantrip's call turn hangs from the parent turn that spawned it instead (COMP-5).
    */
   const callTurnId = (): string => {
-    callTurn ??= loom.append({
-      id: newTurnId(),
-      parent_id: options.spawnedBy ?? null,
-      cantrip_id: id,
-      entity_id: null,
-      role: 'call',
-      sequence: 0,
-      utterance: '',
-      observation: '',
-      gate_calls: [],
-      metadata: emptyMetadata(),
-      reward: null,
-      terminated: false,
-      truncated: false,
-      call: callRecord(options.call),
-    });
-    return callTurn.id;
+    storedCallTurn ??= loom.append(callTurn({ id: newTurnId(), parentId: options.spawnedBy ?? null, cantripId: id, call: callRecord(options.call) }));
+    return storedCallTurn.id;
   };
 
   const cantrip: Cantrip = Object.freeze({

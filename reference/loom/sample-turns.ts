@@ -3,28 +3,14 @@
  * re-exported): the loop builds real turns.
  */
 import type { Turn } from '../../schemas/records.ts';
-import { emptyMetadata } from './turn.ts';
+import { callTurn, emptyMetadata } from './turn.ts';
 
 const FIXED_TIME = new Date('2025-01-01T00:00:00.000Z');
 
 /** The `call` turn of a cantrip (CALL-4): entity null, sequence 0. */
 export function sampleCallTurn(id: string, parent_id: string | null = null, cantrip_id = 'cantrip_1'): Turn {
-  return {
-    id,
-    parent_id,
-    cantrip_id,
-    entity_id: null,
-    role: 'call',
-    sequence: 0,
-    utterance: '',
-    observation: '',
-    gate_calls: [],
-    metadata: emptyMetadata(FIXED_TIME),
-    reward: null,
-    terminated: false,
-    truncated: false,
-    call: { system_prompt: 'You are a careful assistant.', hyperparameters: { temperature: 0 } },
-  };
+  const call = { system_prompt: 'You are a careful assistant.', hyperparameters: { temperature: 0 } };
+  return callTurn({ id, parentId: parent_id, cantripId: cantrip_id, call, now: FIXED_TIME });
 }
 
 /** A `crystal` turn of entity `entity_id`, with one echo gate call, overridable field by field. */

@@ -2,7 +2,7 @@
  * Helpers to build and seal {@link Turn} records. The loop fills a turn in; the loom seals it on append.
  */
 import { randomUUID } from 'node:crypto';
-import type { Turn, TurnMetadata, Usage } from '../../schemas/records.ts';
+import type { CallRecord, Turn, TurnMetadata, Usage } from '../../schemas/records.ts';
 import { sealedCopy } from '../freeze.ts';
 
 /** A fresh, globally unique turn id (LOOM-2): `turn_` followed by a random UUID. */
@@ -40,4 +40,27 @@ export function sealTurn(turn: Turn): Turn {
   } catch (error) {
     throw new TypeError(`turn ${String(turn.id)}: not JSON-serializable (${(error as Error).message})`, { cause: error });
   }
+}
+
+/**
+ * The `call` turn that records a cantrip's call in the loom (CALL-4): no entity, sequence 0, nothing
+ * said or observed. `parentId` is null for a top-level cantrip and the spawning turn for a child (COMP-5).
+ */
+export function callTurn(fields: { id: string; parentId: string | null; cantripId: string; call: CallRecord; now?: Date }): Turn {
+  return {
+    id: fields.id,
+    parent_id: fields.parentId,
+    cantrip_id: fields.cantripId,
+    entity_id: null,
+    role: 'call',
+    sequence: 0,
+    utterance: '',
+    observation: '',
+    gate_calls: [],
+    metadata: emptyMetadata(fields.now),
+    reward: null,
+    terminated: false,
+    truncated: false,
+    call: fields.call,
+  };
 }

@@ -1,0 +1,25 @@
+/**
+ * Helpers the property tests share (not used by the harness itself): the miniature as an adapter
+ * factory, a lookup of one property's result, and running a printed reproducer as an ordinary case.
+ */
+import { Miniature } from '../../fixtures/miniatures/miniature.ts';
+import { loadCaseText } from '../load.ts';
+import { describeAdapter, runCase, type AdapterFactory } from '../run.ts';
+import { caseFileYaml } from './reproducer.ts';
+import type { PropertyResult } from './run-properties.ts';
+
+/** The miniature implementation, with or without one defect, as an adapter factory. */
+export const miniature = (defect?: string): AdapterFactory => () => new Miniature(defect as ConstructorParameters<typeof Miniature>[0]);
+
+/** One property's result; throws when the run did not produce it. */
+export function byId(results: PropertyResult[], id: string): PropertyResult {
+  const found = results.find((r) => r.id === id);
+  if (!found) throw new Error(`no result for property ${id}`);
+  return found;
+}
+
+/** Loads a reproducer's YAML as the harness would, and runs it as an ordinary case. */
+export async function runReproducer(yaml: string, factory: AdapterFactory) {
+  const file = loadCaseText(caseFileYaml([]).replace('cases:\n', `cases:\n${yaml.trimEnd().split('\n').map((l) => `  ${l}`).join('\n')}\n`), 'repro.yaml');
+  return runCase(file.cases[0]!, factory, await describeAdapter(factory));
+}
