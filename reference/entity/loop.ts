@@ -5,7 +5,7 @@ import { CantripError } from '../errors.ts';
 import { newTurnId, usageMetadata } from '../loom/turn.ts';
 import { emit } from '../production/events.ts';
 import { addUsage, billedTokens } from '../production/usage.ts';
-import { boundCast, DeadlinePassed } from './deadline.ts';
+import { boundCast, DeadlinePassed, type CastBound } from './deadline.ts';
 import type { Entity } from './entity.ts';
 import { truncationSummary } from './truncation-summary.ts';
 import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold } from '../loom/fold.ts';
@@ -46,7 +46,7 @@ export interface CastStart {
  * budget after each turn, the wall clock around every wait (LOOP-2, LOOP-4).
  */
 export async function runCast(entity: Entity, start: CastStart): Promise<CastResult> {
-  const { crystal, call, circle } = entity.cantrip;
+  const { call, circle } = entity.cantrip;
   // A child's clock never runs past its parent's: reaching the parent's deadline means the parent ended (COMP-9).
   const own = circle.wards.timeoutMs === undefined ? undefined : Date.now() + circle.wards.timeoutMs;
   const inherited = entity.parentDeadline;
@@ -54,6 +54,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
   const timeoutCause = (): TruncationCause => (inherited !== undefined && deadline === inherited ? 'parent_terminated' : 'timeout');
   const controller = new AbortController();
   const bound = boundCast(controller, deadline);
+  const cast: CastControl = { controller, bound, deadline, timeoutCause };
   const stopOnParent = () => controller.abort(entity.stopReason());
   entity.onStop(stopOnParent);
   const firstCast = entity.messages.length === 0;
@@ -76,43 +77,8 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         tool_choice: 'auto',
         hyperparameters: call.hyperparameters,
       };
-      let response: CrystalResponse | undefined;
-      let action: Action | undefined;
-      let failure: CantripError | undefined;
-      let cause: TruncationCause | undefined;
-      try {
-        response = validateResponse(await bound.wait(crystal.query(request, { signal: controller.signal })));
-        entity.context.remember({
-          role: 'assistant',
-          content: response.content,
-          ...(response.tool_calls?.length ? { tool_calls: response.tool_calls } : {}),
-        });
-        announce(entity, response);
-        if (response.tool_calls?.length) {
-          const session = await entity.session();
-          action = await bound.wait(
-            session.act(response.tool_calls, {
-              entityId: entity.id,
-              signal: controller.signal,
-              turnId,
-              spawn: (request) => spawnChild(entity, turnId, controller.signal, request, deadline),
-            }),
-          );
-          rememberObservation(entity, action);
-          for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
-        }
-      } catch (error) {
-        // Gate calls cut off mid-way still get an answer, so the context stays well-formed for a later cast.
-        if (response?.tool_calls?.length && !action) {
-          for (const call of response.tool_calls) entity.context.remember({ role: 'tool', tool_call_id: call.id, content: 'interrupted' });
-        }
-        if (entity.stopReason()) cause = 'parent_terminated';
-        else if (error instanceof DeadlinePassed) cause = timeoutCause();
-        else {
-          cause = 'crystal_error';
-          failure = error instanceof CantripError ? error : new CantripError('crystal_error', String(error), { cause: error });
-        }
-      }
+      const { response, action, failure, cause: cutBy } = await exchange(entity, request, turnId, cast);
+      let cause = cutBy;
       const usage = response?.usage ?? { prompt: 0, completion: 0, cached: 0 };
       entity.usage = addUsage(entity.usage, usage);
       const textOnly = response !== undefined && !response.tool_calls?.length;
@@ -162,6 +128,66 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
     // COMP-9: children still running when this cast ends are stopped and given time to record it.
     controller.abort(entity.stopReason() ?? 'cast ended');
     await entity.windDownChildren(CHILD_WIND_DOWN_MS);
+  }
+}
+
+/** What one cast's waits are bounded by, shared by all its turns. */
+interface CastControl {
+  controller: AbortController;
+  bound: CastBound;
+  deadline: number | undefined;
+  timeoutCause: () => TruncationCause;
+}
+
+/** How one turn's exchange went: what the crystal said, what the circle did, or why it was cut off. */
+interface Exchange {
+  response?: CrystalResponse;
+  action?: Action;
+  failure?: CantripError;
+  cause?: TruncationCause;
+}
+
+/**
+ * One turn's exchange: query the crystal, check its response (CRYSTAL-3/4), and let the circle act on
+ * it (CIRCLE-3/4/5/7), all within the cast's bound. It never throws: a failure or a cut-off comes back
+ * as a cause, so the turn is still recorded (LOOM-1).
+ */
+async function exchange(entity: Entity, request: CrystalRequest, turnId: string, cast: CastControl): Promise<Exchange> {
+  const { controller, bound, deadline } = cast;
+  let response: CrystalResponse | undefined;
+  let action: Action | undefined;
+  try {
+    response = validateResponse(await bound.wait(entity.cantrip.crystal.query(request, { signal: controller.signal })));
+    entity.context.remember({
+      role: 'assistant',
+      content: response.content,
+      ...(response.tool_calls?.length ? { tool_calls: response.tool_calls } : {}),
+    });
+    announce(entity, response);
+    if (response.tool_calls?.length) {
+      const session = await entity.session();
+      action = await bound.wait(
+        session.act(response.tool_calls, {
+          entityId: entity.id,
+          signal: controller.signal,
+          turnId,
+          spawn: (child) => spawnChild(entity, turnId, controller.signal, child, deadline),
+        }),
+      );
+      rememberObservation(entity, action);
+      for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
+    }
+    return { response, ...(action ? { action } : {}) };
+  } catch (error) {
+    // Gate calls cut off mid-way still get an answer, so the context stays well-formed for a later cast.
+    if (response?.tool_calls?.length && !action) {
+      for (const call of response.tool_calls) entity.context.remember({ role: 'tool', tool_call_id: call.id, content: 'interrupted' });
+    }
+    const partial = response ? { response } : {};
+    if (entity.stopReason()) return { ...partial, cause: 'parent_terminated' };
+    if (error instanceof DeadlinePassed) return { ...partial, cause: cast.timeoutCause() };
+    const failure = error instanceof CantripError ? error : new CantripError('crystal_error', String(error), { cause: error });
+    return { ...partial, cause: 'crystal_error', failure };
   }
 }
 
