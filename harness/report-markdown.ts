@@ -22,7 +22,7 @@ export function summaryLines(report: Report): string[] {
   for (const c of report.cases.filter((x) => x.status === 'fail' || x.status === 'errored')) {
     lines.push(`  ${c.status.toUpperCase()} ${c.id} [${c.rules.join(', ')}] ${c.source}`);
     if (c.reason) lines.push(`      ${c.reason}`);
-    for (const f of c.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${clip(f.actual, 120)}`);
+    for (const f of c.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${actualText(f, 120)}`);
     for (const i of c.invariants.filter((x) => x.status === 'fail')) lines.push(`      invariant ${i.id} (${i.rules.join(', ')}): ${i.detail ?? ''}`);
     for (const p of c.problems) lines.push(`      ${p}`);
   }
@@ -43,7 +43,7 @@ function propertyLines(report: Report): string[] {
     if (p.reason) lines.push(`      ${p.reason}`);
     const ce = p.counterexample;
     if (!ce) continue;
-    for (const f of ce.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${clip(f.actual, 120)}`);
+    for (const f of ce.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${actualText(f, 120)}`);
     for (const i of ce.invariants) lines.push(`      invariant ${i.id} (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
     lines.push(`      shrunk to ${ce.steps} crystal step(s); as a tests.yaml case:`);
     for (const l of ce.case_yaml.trimEnd().split('\n')) lines.push(`        ${l}`);
@@ -60,7 +60,7 @@ function propertySection(report: Report): string[] {
   for (const p of props.filter((x) => x.counterexample)) {
     const ce = p.counterexample!;
     out.push('', `### property ${p.id} (${p.status})`, '', `Rules ${p.rules.join(', ')} · ${p.level} · broken: ${p.failed_rules.join(', ') || '—'}`, '', p.title, '');
-    for (const f of ce.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${clip(f.actual)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
+    for (const f of ce.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
     for (const i of ce.invariants) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
     if (ce.reason) out.push(`- errored: ${ce.reason}`);
     out.push('', `Shrunk counterexample (${ce.steps} crystal steps, ${ce.shrinks} shrinks), ready to paste under \`cases:\` in tests.yaml:`, '', '```yaml', ce.case_yaml.trimEnd(), '```');
@@ -87,7 +87,7 @@ export function renderMarkdown(report: Report): string {
   for (const c of broken) {
     out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''})`, '', `Rules ${c.rules.join(', ')} · ${c.level} · ${c.source}`, '', c.description, '');
     if (c.reason) out.push(`Reason: ${c.reason}`, '');
-    for (const f of c.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${clip(f.actual)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
+    for (const f of c.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
     for (const i of c.invariants.filter((x) => x.status === 'fail')) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
     for (const p of c.problems) out.push(`- ${p}`);
     out.push('');
@@ -100,4 +100,10 @@ export function renderMarkdown(report: Report): string {
   out.push('', '## Cases', '', '| case | rules | level | status | ms | note |', '| --- | --- | --- | --- | --- | --- |');
   for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''} | ${c.duration_ms} | ${c.reason ?? ''} |`);
   return `${out.join('\n')}\n`;
+}
+
+/** What a failed expectation found; for a length check, the count first, since the list may be long. */
+function actualText(f: { matcher: string; actual?: unknown }, max?: number): string {
+  const shown = max === undefined ? clip(f.actual) : clip(f.actual, max);
+  return f.matcher === 'length' && Array.isArray(f.actual) ? `${f.actual.length} items ${shown}` : shown;
 }
