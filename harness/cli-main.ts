@@ -12,7 +12,7 @@ import type { Adapter } from '../schemas/adapter.ts';
 import { isCommandSpec } from './adapters/command-line.ts';
 import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
 import { loadExpectedFailures } from './expected-failures.ts';
-import { DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
+import { DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
 import { CaseFileError, loadCaseFile } from './load.ts';
 import { assertReportValid, buildReport, exitCode } from './report.ts';
 import { renderMarkdown, summaryLines } from './report-markdown.ts';
@@ -41,7 +41,8 @@ interface Options {
   timeoutMs?: number;
   /** Run the generated properties after the cases (default true). */
   properties: boolean;
-  propertyRuns: number;
+  /** Runs per property; absent: each family's own default. */
+  propertyRuns?: number;
   seed?: number;
 }
 
@@ -50,7 +51,7 @@ class UsageError extends Error {}
 function parseArgs(argv: string[]): Options {
   const [command, ...rest] = argv;
   if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
-  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true, propertyRuns: DEFAULT_PROPERTY_RUNS };
+  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     if (flag === '--no-properties') {
@@ -139,10 +140,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   let properties;
   if (options.properties) {
     const seed = options.seed ?? randomSeed();
-    io.out(`properties: seed ${seed}, ${options.propertyRuns} runs each`);
+    io.out(`properties: seed ${seed}, ${options.propertyRuns === undefined ? `${DEFAULT_PROPERTY_RUNS} runs each (code scenarios ${DEFAULT_CODE_PROPERTY_RUNS})` : `${options.propertyRuns} runs each`}`);
     properties = await runProperties(factory, suite.description, {
       seed,
-      runs: options.propertyRuns,
+      ...(options.propertyRuns === undefined ? {} : { runs: options.propertyRuns }),
       filter: options.filter,
       ...(options.timeoutMs !== undefined && { caseTimeoutMs: options.timeoutMs }),
       onProperty: (result, done, total) => io.progress?.(`[property ${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),

@@ -10,6 +10,10 @@ import type { ExpectationResult } from '../check.ts';
 import type { InvariantResult } from '../invariants.ts';
 import type { AdapterFactory } from '../run.ts';
 import { buildCase } from './build-case.ts';
+import { buildCodeCase } from './code-case.ts';
+import { CODE_PROPERTIES } from './code-definitions.ts';
+import { CODE_LANGUAGE, codeSteps, planCode, type CodePlan } from './code-model.ts';
+import { codeArbitrary, type CodeScenario } from './code-scenario.ts';
 import { buildCompositionCase } from './composition-case.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { compositionSteps, planComposition, type CompositionPlan } from './composition-model.ts';
@@ -21,6 +25,8 @@ import { caseYaml } from './reproducer.ts';
 import { scenarioArbitrary, type Scenario } from './scenario.ts';
 
 export const DEFAULT_PROPERTY_RUNS = 50;
+/** Default runs of the code family (when the caller sets none): each case starts a sandbox, so 50 runs would add about 2 s to a run. */
+export const DEFAULT_CODE_PROPERTY_RUNS = 20;
 /** Per generated case, unless set; a hung implementation errors the run instead of stalling it. */
 export const DEFAULT_PROPERTY_CASE_TIMEOUT_MS = 5_000;
 /** Per property, generation and shrinking together; shrinking stops at the best case found so far. */
@@ -96,6 +102,10 @@ interface Family<S, P> {
   build: CaseBuilder<P>;
   /** Crystal steps of a plan's case, the size reported for a counterexample. */
   steps: (plan: P) => number;
+  /** Why the implementation cannot run this family's cases at all (checked after features), if so. */
+  unsupported?: (description: Description) => string | undefined;
+  /** Runs when the caller sets none. */
+  defaultRuns?: number;
 }
 
 const conversation: Family<Scenario, Plan> = {
@@ -115,19 +125,31 @@ const composition: Family<CompositionScenario, CompositionPlan> = {
   steps: compositionSteps,
 };
 
-/** Ids of every property, in report order: the conversation ones, then composition. */
-export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...COMPOSITION_PROPERTIES].map((p) => p.id);
+/** CIRCLE-9, CIRCLE-5, CIRCLE-7, LOOP-1, LOOP-3: code circles whose programs share state (feature `code-medium`). */
+const code: Family<CodeScenario, CodePlan> = {
+  properties: CODE_PROPERTIES,
+  arbitrary: () => codeArbitrary,
+  plan: planCode,
+  build: buildCodeCase,
+  steps: codeSteps,
+  unsupported: (d) => (d.sandbox?.language === CODE_LANGUAGE ? undefined : `sandbox language: the properties script ${CODE_LANGUAGE}, the implementation's sandbox speaks ${d.sandbox?.language ?? 'nothing'}`),
+  defaultRuns: DEFAULT_CODE_PROPERTY_RUNS,
+};
+
+/** Ids of every property, in report order: the conversation ones, then composition, then code. */
+export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES].map((p) => p.id);
 
 export async function runProperties(factory: AdapterFactory, description: Description, options: PropertyOptions = {}): Promise<PropertyResult[]> {
   const seed = options.seed ?? randomSeed();
-  const runs = options.runs ?? DEFAULT_PROPERTY_RUNS;
+  const runs = options.runs;
   const features = new Set<string>(description.features);
   const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => selectsProperty(p, options.filter ?? [])).length;
-  const total = selected(PROPERTIES) + selected(COMPOSITION_PROPERTIES);
+  const total = selected(PROPERTIES) + selected(COMPOSITION_PROPERTIES) + selected(CODE_PROPERTIES);
   const results: PropertyResult[] = [];
   const context: FamilyRun = { factory, description, features, seed, runs, options, results, total };
   await runFamily(conversation, context);
   await runFamily(composition, context);
+  await runFamily(code, context);
   return results;
 }
 
@@ -136,7 +158,8 @@ interface FamilyRun {
   description: Description;
   features: ReadonlySet<string>;
   seed: number;
-  runs: number;
+  /** Runs the caller asked for; each family's default otherwise. */
+  runs: number | undefined;
   options: PropertyOptions;
   results: PropertyResult[];
   total: number;
@@ -149,9 +172,10 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
   const arbitrary = family.arbitrary(run.features);
   for (const property of chosen) {
     const missing = property.requires.filter((f) => !run.features.has(f));
-    const result = missing.length > 0
-      ? base(property, 'skipped', run.seed, 0, 0, `feature not declared: ${missing.join(', ')}`)
-      : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs);
+    const unsupported = missing.length > 0 ? `feature not declared: ${missing.join(', ')}` : family.unsupported?.(run.description);
+    const result = unsupported !== undefined
+      ? base(property, 'skipped', run.seed, 0, 0, unsupported)
+      : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs ?? family.defaultRuns ?? DEFAULT_PROPERTY_RUNS);
     run.results.push(result);
     run.options.onProperty?.(result, run.results.length, run.total);
   }

@@ -1,0 +1,93 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import type { Adapter, Host } from '../../schemas/adapter.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
+import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { CODE_PROPERTIES } from './code-definitions.ts';
+import { byId, miniature, runReproducer } from './test-support.ts';
+import { runProperties } from './run-properties.ts';
+
+const SEED = 20240611;
+const RUNS = 30;
+/** Code properties only: a rule-family filter would also pick conversation properties. */
+const ONLY = ['code-medium'];
+
+/** The reference, with every turn's gate-call records reported in reverse order (breaks CIRCLE-7). */
+const reversedRecords = (reference: AdapterFactory): AdapterFactory => async () => {
+  const inner = await reference();
+  return Object.assign(Object.create(inner) as Adapter, {
+    loom: async () => {
+      const got = await inner.loom();
+      if (!got.ok) return got;
+      return { ok: true as const, value: { turns: got.value.turns.map((t) => ({ ...t, gate_calls: [...t.gate_calls].reverse() })) } };
+    },
+  });
+};
+
+/**
+ * The reference behind a crystal bridge that loses the program of every second crystal reply (the
+ * sandbox tool is called with empty code), so what those turns set never exists (breaks CIRCLE-9).
+ */
+const dropsEverySecondProgram = (reference: AdapterFactory): AdapterFactory => async () => {
+  const inner = await reference();
+  const { sandbox } = await inner.describe();
+  const argument = sandbox?.argument ?? 'code';
+  return Object.assign(Object.create(inner) as Adapter, {
+    construct: async (setup: Parameters<Adapter['construct']>[0], host: Host) => {
+      let replies = 0;
+      const bridge: Host = {
+        ...host,
+        sleep: (ms) => host.sleep(ms),
+        callGate: (g, a, c) => host.callGate(g, a, c),
+        queryCrystal: async (crystal, request) => {
+          const reply = await host.queryCrystal(crystal, request);
+          if (!reply.ok || ++replies % 2 === 1) return reply;
+          const tool_calls = reply.response.tool_calls?.map((c) => (c.gate === sandbox?.tool ? { ...c, arguments: JSON.stringify({ [argument]: '' }) } : c));
+          return { ok: true as const, response: { ...reply.response, ...(tool_calls && { tool_calls }) } };
+        },
+      };
+      if (host.event) bridge.event = (e) => host.event?.(e);
+      return inner.construct(setup, bridge);
+    },
+  });
+};
+
+describe('code-medium properties', () => {
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+
+  it('CIRCLE-9, CIRCLE-7, CIRCLE-5, LOOP-3, LOOP-1: every code property passes on the reference, each on real runs', async () => {
+    const results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS, filter: ONLY });
+    expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(CODE_PROPERTIES.map((p) => [p.id, 'pass', undefined]));
+    for (const r of results) expect(r.runs, r.id).toBeGreaterThanOrEqual(RUNS);
+  });
+
+  it('CIRCLE-9: every code property is skipped, with the reason, on the miniature (no code medium)', async () => {
+    const factory = miniature();
+    const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 5, filter: ONLY });
+    expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(CODE_PROPERTIES.map((p) => [p.id, 'skipped', 'feature not declared: code-medium']));
+  });
+
+  const broken = [
+    { name: 'reversed records', wrap: reversedRecords, property: 'code-gate-records-in-call-order', rules: ['CIRCLE-7'] },
+    { name: 'a bridge that drops every second program', wrap: dropsEverySecondProgram, property: 'code-state-persists-across-turns', rules: ['CIRCLE-9'] },
+  ];
+  for (const want of broken) {
+    it(`${want.rules.join(', ')}: the reference with ${want.name} fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
+      const factory = want.wrap(reference);
+      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: [want.property] });
+      const result = byId(found, want.property);
+      expect(result.status).toBe('fail');
+      for (const rule of want.rules) expect(result.failed_rules).toContain(rule);
+      const ce = result.counterexample!;
+      expect(ce.steps).toBeLessThanOrEqual(3);
+      expect(ce.failures.length).toBeGreaterThan(0);
+      const again = await runReproducer(ce.case_yaml, factory);
+      expect(again.status).toBe('fail');
+      for (const rule of want.rules) expect(again.failed_rules).toContain(rule);
+      const good = await runReproducer(ce.case_yaml, reference);
+      expect([good.status, good.failures, good.invariants.filter((i) => i.status === 'fail')]).toEqual(['pass', [], []]);
+    });
+  }
+});
