@@ -24,32 +24,45 @@ const reversedRecords = (reference: AdapterFactory): AdapterFactory => async () 
 };
 
 /**
- * The reference behind a crystal bridge that loses the program of every second crystal reply (the
- * sandbox tool is called with empty code), so what those turns set never exists (breaks CIRCLE-9).
+ * The reference behind a crystal bridge that rewrites the programs the mock crystal sends (the sandbox
+ * tool's code argument), to play an implementation that breaks one rule of the code medium.
  */
-const dropsEverySecondProgram = (reference: AdapterFactory): AdapterFactory => async () => {
-  const inner = await reference();
-  const { sandbox } = await inner.describe();
-  const argument = sandbox?.argument ?? 'code';
-  return Object.assign(Object.create(inner) as Adapter, {
-    construct: async (setup: Parameters<Adapter['construct']>[0], host: Host) => {
-      let replies = 0;
-      const bridge: Host = {
-        ...host,
-        sleep: (ms) => host.sleep(ms),
-        callGate: (g, a, c) => host.callGate(g, a, c),
-        queryCrystal: async (crystal, request) => {
-          const reply = await host.queryCrystal(crystal, request);
-          if (!reply.ok || ++replies % 2 === 1) return reply;
-          const tool_calls = reply.response.tool_calls?.map((c) => (c.gate === sandbox?.tool ? { ...c, arguments: JSON.stringify({ [argument]: '' }) } : c));
-          return { ok: true as const, response: { ...reply.response, ...(tool_calls && { tool_calls }) } };
-        },
-      };
-      if (host.event) bridge.event = (e) => host.event?.(e);
-      return inner.construct(setup, bridge);
-    },
-  });
-};
+const rewritingPrograms =
+  (rewrite: (code: string, reply: number) => string) =>
+  (reference: AdapterFactory): AdapterFactory =>
+  async () => {
+    const inner = await reference();
+    const { sandbox } = await inner.describe();
+    const argument = sandbox?.argument ?? 'code';
+    return Object.assign(Object.create(inner) as Adapter, {
+      construct: async (setup: Parameters<Adapter['construct']>[0], host: Host) => {
+        let replies = 0;
+        const bridge: Host = {
+          ...host,
+          sleep: (ms) => host.sleep(ms),
+          callGate: (g, a, c) => host.callGate(g, a, c),
+          queryCrystal: async (crystal, request) => {
+            const reply = await host.queryCrystal(crystal, request);
+            if (!reply.ok) return reply;
+            replies += 1;
+            const tool_calls = reply.response.tool_calls?.map((c) =>
+              c.gate === sandbox?.tool ? { ...c, arguments: JSON.stringify({ [argument]: rewrite(String(JSON.parse(c.arguments)[argument] ?? ''), replies) }) } : c,
+            );
+            return { ok: true as const, response: { ...reply.response, ...(tool_calls && { tool_calls }) } };
+          },
+        };
+        if (host.event) bridge.event = (e) => host.event?.(e);
+        return inner.construct(setup, bridge);
+      },
+    });
+  };
+
+/** Loses the program of every second crystal reply, so what those turns set never exists (breaks CIRCLE-9). */
+const dropsEverySecondProgram = rewritingPrograms((code, reply) => (reply % 2 === 0 ? '' : code));
+/** Evaluates done's argument but never calls done, so the cast runs on past it (breaks LOOP-3). */
+const ignoresDone = rewritingPrograms((code) => code.replaceAll('done(', 'void ('));
+/** Ends the cast whenever a program throws, instead of showing the error and going on (breaks LOOP-1). */
+const errorEndsTheCast = rewritingPrograms((code) => code.replace(/throw new Error\(/g, 'done(0); throw new Error('));
 
 describe('code-medium properties', () => {
   let reference: AdapterFactory;
@@ -72,6 +85,8 @@ describe('code-medium properties', () => {
   const broken = [
     { name: 'reversed records', wrap: reversedRecords, property: 'code-gate-records-in-call-order', rules: ['CIRCLE-7'] },
     { name: 'a bridge that drops every second program', wrap: dropsEverySecondProgram, property: 'code-state-persists-across-turns', rules: ['CIRCLE-9'] },
+    { name: 'done ignored', wrap: ignoresDone, property: 'code-done-ends-the-cast', rules: ['LOOP-3'] },
+    { name: 'errors that end the cast', wrap: errorEndsTheCast, property: 'code-error-does-not-end-the-cast', rules: ['LOOP-1'] },
   ];
   for (const want of broken) {
     it(`${want.rules.join(', ')}: the reference with ${want.name} fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
