@@ -3,7 +3,7 @@ import type { Adapter, Host } from '../../schemas/adapter.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
 import { describeAdapter, type AdapterFactory } from '../run.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
-import { byId, miniature, runReproducer } from './test-support.ts';
+import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 import { runProperties } from './run-properties.ts';
 
 const SEED = 20240611;
@@ -93,16 +93,7 @@ describe('code-medium properties', () => {
       const factory = want.wrap(reference);
       const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: [want.property] });
       const result = byId(found, want.property);
-      expect(result.status).toBe('fail');
-      for (const rule of want.rules) expect(result.failed_rules).toContain(rule);
-      const ce = result.counterexample!;
-      expect(ce.steps).toBeLessThanOrEqual(3);
-      expect(ce.failures.length).toBeGreaterThan(0);
-      const again = await runReproducer(ce.case_yaml, factory);
-      expect(again.status).toBe('fail');
-      for (const rule of want.rules) expect(again.failed_rules).toContain(rule);
-      const good = await runReproducer(ce.case_yaml, reference);
-      expect([good.status, good.failures, good.invariants.filter((i) => i.status === 'fail')]).toEqual(['pass', [], []]);
+      await expectCaughtAndReproduced(result, want.rules, 3, factory, reference);
     });
   }
 });

@@ -4,7 +4,7 @@ import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
 import { describeAdapter, type AdapterFactory } from '../run.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
-import { byId, miniature, runReproducer } from './test-support.ts';
+import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 import { runProperties, type PropertyResult } from './run-properties.ts';
 
 const SEED = 20240611;
@@ -43,17 +43,8 @@ describe('composition properties', () => {
       const factory = miniature(defect);
       const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: ONLY });
       const result = byId(found, want.property);
-      expect(result.status).toBe('fail');
-      for (const rule of want.rules) expect(result.failed_rules).toContain(rule);
-      const ce = result.counterexample!;
       // Small: the parent's two steps and one step for each of at most two children.
-      expect(ce.steps).toBeLessThanOrEqual(4);
-      expect(ce.failures.length).toBeGreaterThan(0);
-      const broken = await runReproducer(ce.case_yaml, factory);
-      expect(broken.status).toBe('fail');
-      for (const rule of want.rules) expect(broken.failed_rules).toContain(rule);
-      const good = await runReproducer(ce.case_yaml, reference);
-      expect([good.status, good.failures, good.invariants.filter((i) => i.status === 'fail')]).toEqual(['pass', [], []]);
+      await expectCaughtAndReproduced(result, want.rules, 4, factory, reference);
     });
   }
 

@@ -2,6 +2,7 @@
  * Helpers the property tests share (not used by the harness itself): the miniature as an adapter
  * factory, a lookup of one property's result, and running a printed reproducer as an ordinary case.
  */
+import { expect } from 'vitest';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseText } from '../load.ts';
 import { describeAdapter, runCase, type AdapterFactory } from '../run.ts';
@@ -22,4 +23,28 @@ export function byId(results: PropertyResult[], id: string): PropertyResult {
 export async function runReproducer(yaml: string, factory: AdapterFactory) {
   const file = loadCaseText(caseFileYaml([]).replace('cases:\n', `cases:\n${yaml.trimEnd().split('\n').map((l) => `  ${l}`).join('\n')}\n`), 'repro.yaml');
   return runCase(file.cases[0]!, factory, await describeAdapter(factory));
+}
+
+/**
+ * The verdict a property test expects of a broken implementation: the property failed on `rules`, was
+ * shrunk to at most `maxSteps` crystal steps, and its printed case fails the same way against the
+ * broken implementation and passes against the reference.
+ */
+export async function expectCaughtAndReproduced(
+  result: PropertyResult,
+  rules: readonly string[],
+  maxSteps: number,
+  broken: AdapterFactory,
+  reference: AdapterFactory,
+): Promise<void> {
+  expect(result.status).toBe('fail');
+  for (const rule of rules) expect(result.failed_rules).toContain(rule);
+  const ce = result.counterexample!;
+  expect(ce.steps).toBeLessThanOrEqual(maxSteps);
+  expect(ce.failures.length + ce.invariants.length).toBeGreaterThan(0);
+  const again = await runReproducer(ce.case_yaml, broken);
+  expect(again.status).toBe('fail');
+  for (const rule of rules) expect(again.failed_rules).toContain(rule);
+  const good = await runReproducer(ce.case_yaml, reference);
+  expect([good.status, good.failures, good.invariants.filter((i) => i.status === 'fail')]).toEqual(['pass', [], []]);
 }
