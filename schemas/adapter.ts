@@ -35,8 +35,64 @@ export const FEATURES = [
   'file-gates',
   'streaming',
   'providers',
+  // ENTITY-2 lets the caller provide an entity id; accepting one is optional.
+  'caller-entity-id',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
+
+/**
+ * Ward kinds an implementation enforces only if it says so in {@link Description.wards}. The turn cap
+ * (LOOP-2) is always required, and the depth limit comes with the `composition` feature (COMP-6); the
+ * spec asks for no other ward kind by name, so a case that sets one of these is skipped, with the
+ * reason, for an implementation that does not declare it.
+ */
+export const OPTIONAL_WARDS = [
+  'timeout_ms',
+  'max_tokens',
+  'max_concurrency',
+  'remove_gates',
+  'eval_timeout_ms',
+  'memory_limit_bytes',
+  'max_output_chars',
+] as const;
+export type OptionalWard = (typeof OPTIONAL_WARDS)[number];
+
+/** The options of a `call_entity` request, under the names cases script them with (spec 5.1 plus `max_turns` and `gates`). */
+export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates'] as const;
+export type ChildOption = (typeof CHILD_OPTIONS)[number];
+
+/**
+ * How the built-in gates take their arguments, where the spec fixes the gate but not the names
+ * (CIRCLE-8 asks only for "an answer" argument; spec 5.1 shows `call_entity(intent, config?)` and
+ * `call_entity_batch(intents)`). Everything here is optional: in a conversation circle the harness
+ * learns the names from the tool definitions the implementation presents to its crystal, and this
+ * declaration only settles what those definitions leave ambiguous. In a code circle the harness cannot
+ * see the functions, so `function` names them (default: the gate's name).
+ */
+export interface BuiltinSignatures {
+  done?: {
+    /** The tool argument that carries the answer. */
+    argument?: string;
+    /** The code-level function that calls done (it takes the answer as its one argument). */
+    function?: string;
+  };
+  call_entity?: {
+    /**
+     * Where each option goes in the tool's arguments: a property name, or a dotted path into a nested
+     * object (`config.max_turns`). An option the implementation does not take is left out; cases
+     * that need it are skipped.
+     */
+    arguments?: Partial<Record<ChildOption, string>>;
+    /** The code-level function (it takes one object with `intent` and the options, as in spec 5.3). */
+    function?: string;
+  };
+  call_entity_batch?: {
+    /** The tool argument holding the array of child requests. */
+    argument?: string;
+    /** The code-level function (it takes the array itself, as in spec 5.3). */
+    function?: string;
+  };
+}
 
 /** How code reaches an implementation's code medium, so the mock crystal can script code utterances. */
 export interface SandboxDescription {
@@ -58,6 +114,10 @@ export interface Description {
   sandbox?: SandboxDescription;
   /** Fork strategies the implementation uses, when it declares `fork` or `code-fork`. */
   fork_strategies?: ForkStrategy[];
+  /** The optional ward kinds it enforces ({@link OPTIONAL_WARDS}); absent means none of them. */
+  wards?: OptionalWard[];
+  /** Names and shapes of its built-in gates' arguments, where its tool definitions do not settle them. */
+  builtins?: BuiltinSignatures;
 }
 
 /** A gate as a case configures it. Built-in gates are the implementation's own; test gates call back to the harness. */
@@ -144,7 +204,11 @@ export interface Host {
   event?(event: StreamEvent): void;
 }
 
-/** How a cast ended. */
+/**
+ * How a cast ended. A cast whose crystal failed (CRYSTAL-2, an invalid response, a query that still
+ * fails after retries) may be reported either way: as an outcome carrying `error` (usually truncated),
+ * or as a refused operation (`{ ok: false, error }`). The spec leaves this open; cases accept both.
+ */
 export interface CastOutcome {
   entity_id: string;
   status: 'terminated' | 'truncated';
@@ -153,7 +217,7 @@ export interface CastOutcome {
   truncation_cause?: TruncationCause;
   /** LOOP-4: a short account of what was done before the cut. */
   summary?: string;
-  /** Set when the cast ended because of an error (a crystal failure, an invalid response). */
+  /** Set when the cast ended because of an error (a crystal failure, an invalid response); its code is optional. */
   error?: CodedError;
   /** Cumulative usage of the entity so far (PROD-3). */
   usage: Usage;
@@ -175,7 +239,8 @@ export interface Adapter {
   cast(cantrip: string, intent?: string): Promise<Result<CastOutcome>>;
   /**
    * A persistent entity (ENTITY-5). ENTITY-2: the entity takes `entity_id` when the caller gives one
-   * (refused with `duplicate_entity_id` if an entity already has it), and a generated unique id otherwise.
+   * (only asked of implementations that declare `caller-entity-id`; refused if an entity already has
+   * it), and a generated unique id otherwise.
    */
   invoke(cantrip: string, options?: { entity_id?: string }): Promise<Result<{ entity: string }>>;
   /** Run one more intent through an invoked entity. */

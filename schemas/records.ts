@@ -76,8 +76,8 @@ export interface GateError {
   /** The error's class name, e.g. `TypeError`, or the name a test gate threw with. */
   name: string;
   message: string;
-  /** For failures the implementation itself raises (unknown gate, warded-off gate, ...): a code from {@link ERROR_CODES}. */
-  code?: ErrorCode;
+  /** For failures the implementation itself raises (unknown gate, warded-off gate, ...): its own code, if it has one. */
+  code?: string;
 }
 
 /** The result of one gate call inside an observation (CIRCLE-4, CIRCLE-7). Schema: `gate-call-record.schema.json`. */
@@ -96,13 +96,15 @@ export interface GateCallRecord {
 /** Which node of the loom a turn is (the spec's turn roles). */
 export type TurnRole = 'crystal' | 'call' | 'fold';
 
-/** Why a ward, or a parent, cut an entity off (LOOP-4, COMP-9). */
-export type TruncationCause =
-  | 'max_turns'
-  | 'timeout'
-  | 'max_tokens'
-  | 'parent_terminated'
-  | 'crystal_error';
+/**
+ * Why a ward, or a parent, cut an entity off (LOOP-4, COMP-9). The spec names one reason,
+ * `parent_terminated` (COMP-9); every other reason is the implementation's own word, so any non-empty
+ * string crosses the boundary. {@link KNOWN_TRUNCATION_CAUSES} lists the ones the reference uses.
+ */
+export type TruncationCause = string;
+
+/** Truncation reasons the reference and the kit's documentation use; only `parent_terminated` is the spec's. */
+export const KNOWN_TRUNCATION_CAUSES = ['max_turns', 'timeout', 'max_tokens', 'parent_terminated', 'crystal_error'] as const;
 
 /** How a forked entity's starting state was rebuilt (LOOM-4). */
 export type ForkStrategy = 'snapshot' | 'replay';
@@ -123,10 +125,17 @@ export interface Turn {
   /** Null only on a root. */
   parent_id: string | null;
   cantrip_id: string;
-  /** Null on a `call` turn, which belongs to the cantrip rather than to one entity. */
+  /**
+   * Which entity acted. A `call` turn may belong to one entity (each entity its own call root) or to
+   * the cantrip (null: one call root shared by its entities); the spec allows both (CALL-4, LOOM-12).
+   */
   entity_id: string | null;
   role: TurnRole;
-  /** Position in the entity's run: 1, 2, 3... across all its casts; 0 on a `call` turn. */
+  /**
+   * Position in the entity's run, from 1 on crystal turns. Whether it keeps counting across the casts
+   * of an invoked entity or starts again with each cast is the implementation's choice; any integer
+   * on a `call` turn.
+   */
   sequence: number;
   utterance: string;
   observation: string;
@@ -137,12 +146,12 @@ export interface Turn {
   truncated: boolean;
   /** Set when truncated. */
   truncation_cause?: TruncationCause | null;
-  /** On the first turn of each cast: the intent that cast pursued. */
+  /** Optional, not in the spec's Turn: the intent a cast pursued (the kit reads intents from requests). */
   intent?: string | null;
   /** On a `call` turn: the call it records (CALL-4). */
   call?: CallRecord;
-  /** On the first turn of a forked entity: where it forked from and how its state was rebuilt. */
-  fork?: { from_turn_id: string; strategy: ForkStrategy };
+  /** On the first turn of a forked entity: how its state was rebuilt (LOOM-4), and optionally where it forked from. */
+  fork?: { from_turn_id?: string; strategy: ForkStrategy };
   /** On a `fold` turn: the range of sequences the fold summarises. */
   fold?: { from_sequence: number; to_sequence: number };
   /** The done gate's answer, on a terminated turn. */
@@ -161,8 +170,9 @@ export type LoomLine =
   | { kind: 'reward'; turn_id: string; reward: number | null };
 
 /**
- * The closed list of error codes that cross the adapter boundary. Cases assert these, never message
- * text. `docs/INTERPRETING.md` says when each is expected.
+ * The error codes the reference gives and the kit's reports recognise. The spec names no error codes,
+ * so an implementation may give any code or none ({@link CodedError}); cases never assert one, only
+ * that a refusal or failure happened and reached the entity (docs/OPEN-CHOICES.md).
  */
 export const ERROR_CODES = [
   'missing_crystal',
@@ -194,8 +204,8 @@ export const ERROR_CODES = [
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** An error as it crosses the adapter boundary. */
+/** An error as it crosses the adapter boundary: a message for people, and the implementation's own code if it has one (shown in reports, never asserted). */
 export interface CodedError {
-  code: ErrorCode;
+  code?: string;
   message: string;
 }
