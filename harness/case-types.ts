@@ -3,7 +3,7 @@
  * `schemas/test-case.schema.json`; docs/INTERPRETING.md says what each key means.
  */
 import type { Feature, WardSetup } from '../schemas/adapter.ts';
-import type { ErrorCode, Hyperparameters } from '../schemas/records.ts';
+import type { Hyperparameters } from '../schemas/records.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter';
@@ -66,14 +66,15 @@ export interface CaseCrystal {
 
 export type TurnRef =
   | { turn_id: string }
-  | { of: string; sequence: number }
+  /** The nth (from 1) crystal turn the action added for its entity. */
+  | { of: string; nth: number }
   | { of: string; last: true }
   | { of: string; first: true };
 
 export type Action =
   | { construct: { as: string } }
   | { cast: { intent?: string | null; cantrip?: string; as?: string } }
-  | { invoke: { cantrip?: string; as?: string } }
+  | { invoke: { cantrip?: string; entity_id?: string; as?: string } }
   | { send: { entity: string; intent?: string | null; as?: string } }
   | { fork: { from: TurnRef; intent?: string; as?: string } }
   | { annotate_reward: { turn: TurnRef; reward: number | null; as?: string } }
@@ -110,7 +111,6 @@ export interface Matcher {
   absent?: true;
   present?: true;
   type?: 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
-  matches_code?: ErrorCode;
   same_as?: string;
   every?: Matcher;
   unique?: true;

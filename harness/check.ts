@@ -17,13 +17,17 @@ export interface ExpectationResult {
   why?: string;
 }
 
-/** The loom helpers of paths: `loom.entity(x)`, `loom.cast(x)`, `loom.appended(x)`. */
+/**
+ * The loom helpers of paths: `loom.entity(x)`, `loom.cast(x)`, `loom.appended(x)`. The first two give
+ * the entity's own turns without its call turn: whether a call turn belongs to each entity or is shared
+ * by the cantrip is the implementation's choice (CALL-4, LOOM-12), so no count or index may include it.
+ */
 export function loomHelpers(drive: DriveResult): HelperResolver {
   return (helper, arg) => {
     const turns = drive.record.loom.turns;
     if (helper === 'entity') {
       const id = drive.record.entities[arg];
-      return id === undefined ? undefined : turns.filter((t) => t.entity_id === id);
+      return id === undefined ? undefined : turns.filter((t) => t.entity_id === id && t.role !== 'call');
     }
     const trace = drive.actions.get(arg);
     if (!trace?.appended) return undefined;
@@ -31,7 +35,7 @@ export function loomHelpers(drive: DriveResult): HelperResolver {
     const current = new Map(turns.map((t) => [t.id, t]));
     const appended = trace.appended.map((t) => current.get(t.id) ?? t);
     if (helper === 'appended') return appended;
-    return appended.filter((t) => t.entity_id === trace.entity);
+    return appended.filter((t) => t.entity_id === trace.entity && t.role !== 'call');
   };
 }
 

@@ -12,6 +12,7 @@ import { emptyRecord, type ActionTrace, type RunRecord } from './run-record.ts';
 import { prepareSetup, type PreparedSetup } from './setup.ts';
 import { materializeFiles } from './case-files.ts';
 import { TestGates } from './test-gates.ts';
+import { OutcomeWatch, watchedCase } from './outcome-watch.ts';
 
 export interface DriveResult {
   record: RunRecord;
@@ -53,8 +54,12 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
   const now = (): number => Math.round((performance.now() - started) * 1000) / 1000;
   const prepared = prepareSetup(c, filesDir);
   const record = emptyRecord(description);
-  const crystals = new MockCrystals(c.crystals ?? {}, description.sandbox, realWait);
-  const gates = new TestGates(prepared.testGates, now, realWait);
+  const watch = new OutcomeWatch(watchedCase(c, prepared.childCrystals), now);
+  const crystals = new MockCrystals(c.crystals ?? {}, description, realWait, watch);
+  const gates = new TestGates(prepared.testGates, now, async (ms) => {
+    watch.noteWait(ms);
+    await realWait(ms);
+  });
   const host: Host = {
     queryCrystal: (crystal, request) => crystals.query(crystal, request),
     callGate: (gate, args, context) => gates.call(gate, args, context),
@@ -105,12 +110,10 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
     if ('turn_id' in ref) return ref.turn_id;
     const owner = entity(ref.of);
     let found: Turn | undefined;
-    if ('sequence' in ref) {
-      found = record.loom.turns.find((t) => t.entity_id === owner && t.sequence === ref.sequence && t.role === 'crystal');
-    } else {
-      const own = (actions.get(ref.of)?.appended ?? []).filter((t) => t.entity_id === owner && t.role === 'crystal');
-      found = 'last' in ref ? own.at(-1) : own[0];
-    }
+    // By position among the crystal turns the action added, never by sequence number (its numbering is open).
+    const own = (actions.get(ref.of)?.appended ?? []).filter((t) => t.entity_id === owner && t.role === 'crystal');
+    if ('nth' in ref) found = own[ref.nth - 1];
+    else found = 'last' in ref ? own.at(-1) : own[0];
     if (!found) throw new Stop(`no turn matches ${JSON.stringify(ref)}`);
     return found.id;
   };
@@ -124,7 +127,7 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
     const name = typeof body.as === 'string' ? body.as : `${verb}${n}`;
     const trace: ActionTrace = { index, verb, name };
     actions.set(name, trace);
-    crystals.currentAction = index;
+    crystals.beginAction(index);
     switch (verb) {
       case 'construct': {
         const result = await adapter.construct(structuredClone(prepared.setup), host);
@@ -145,7 +148,9 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
           record.outcomes[name] = v;
           record.entities[name] = v.entity_id;
           trace.entity = v.entity_id;
+          if (v.error) record.failures[name] = jsonCopy(v.error);
         });
+        if (!result.ok) record.failures[name] = jsonCopy(result.error);
         if (verb === 'send' && !result.ok) trace.entity = entity(body.entity as string);
         trace.appended = await appendedSinceLast();
         return;
@@ -170,7 +175,9 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
           record.entities[name] = v.entity;
           record.forks[name] = { entity: v.entity, strategy: v.strategy };
           trace.entity = v.entity;
+          if (v.outcome.error) record.failures[name] = jsonCopy(v.outcome.error);
         });
+        if (!result.ok) record.failures[name] = jsonCopy(result.error);
         trace.appended = await appendedSinceLast();
         return;
       }
@@ -217,8 +224,12 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
   await readLoom();
   for (const [crystal, peak] of crystals.peakInFlight) record.concurrency[crystal] = peak;
   for (const q of crystals.queries) {
-    (record.requests[q.crystal] ??= []).push(q.request);
-    (record.replies[q.crystal] ??= []).push(q.reply);
+    // A query after the outcome (a summary, LOOP-4) is not one of the cast's turns: kept apart.
+    if (q.after_outcome !== undefined) (record.after_outcome[q.crystal] ??= []).push(q.request);
+    else {
+      (record.requests[q.crystal] ??= []).push(q.request);
+      (record.replies[q.crystal] ??= []).push(q.reply);
+    }
   }
   for (const entry of gates.log) (record.gates[entry.gate] ??= { calls: [] }).calls.push(entry);
   record.gate_log = gates.log;

@@ -57,20 +57,37 @@ function crystalTurnsByEntity(turns: Turn[]): Map<string, Turn[]> {
   return by;
 }
 
-/** LOOP-1: per entity, turns pair an utterance with an observation and chain one after another. */
+/** The first crystal turn each cast, send or fork added for its entity: where a per-cast numbering starts again. */
+function castStarts(d: DriveResult): Set<string> {
+  const starts = new Set<string>();
+  for (const trace of d.actions.values()) {
+    const first = trace.appended?.find((t) => t.role === 'crystal' && t.entity_id === trace.entity);
+    if (first) starts.add(first.id);
+  }
+  return starts;
+}
+
+/**
+ * LOOP-1: per entity, turns pair an utterance with an observation and chain one after another. The
+ * sequence rises by one from turn to turn (spec 6.1); at the start of a later cast of an invoked entity
+ * it may go on counting or start again from 1, as "position within this entity's run" reads both ways.
+ */
 const alternation: Check = (_c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
   const byId = new Map(d.record.loom.turns.map((t) => [t.id, t]));
   const groups = crystalTurnsByEntity(d.record.loom.turns);
   if (groups.size === 0) return skip('no crystal turns');
+  const starts = castStarts(d);
   for (const [entity, turns] of groups) {
     for (const [k, t] of turns.entries()) {
       if (typeof t.utterance !== 'string' || typeof t.observation !== 'string') return fail(`turn ${t.id} of ${entity} lacks an utterance or an observation`);
       const prev = turns[k - 1];
       if (!prev) continue;
       // A fold turn between two crystal turns takes a sequence number of its own (spec 6.1: it is a turn).
-      const folds = d.record.loom.turns.filter((f) => f.role === 'fold' && f.entity_id === entity && f.sequence > prev.sequence && f.sequence < t.sequence).length;
-      if (t.sequence !== prev.sequence + 1 + folds) return fail(`entity ${entity}: sequence ${prev.sequence} is followed by ${t.sequence}`);
+      const between = d.record.loom.turns.filter((f) => f.role === 'fold' && f.entity_id === entity && isBetween(f, prev, t, byId)).length;
+      const continues = t.sequence === prev.sequence + 1 + between;
+      const restarts = starts.has(t.id) && t.sequence === 1 + between;
+      if (!continues && !restarts) return fail(`entity ${entity}: sequence ${prev.sequence} is followed by ${t.sequence}${starts.has(t.id) ? ' at the start of a cast (neither the next number nor a fresh count from 1)' : ''}`);
       let parent = t.parent_id === null ? undefined : byId.get(t.parent_id);
       while (parent && parent.role === 'fold' && parent.id !== prev.id) parent = parent.parent_id === null ? undefined : byId.get(parent.parent_id);
       if (parent?.id !== prev.id) return fail(`entity ${entity}: turn ${t.id} (sequence ${t.sequence}) has parent ${String(t.parent_id)}, not the previous turn ${prev.id}`);
@@ -78,6 +95,16 @@ const alternation: Check = (_c, d) => {
   }
   return pass;
 };
+
+/** Whether fold turn `f` lies on the parent chain from `t` back to `prev`. */
+function isBetween(f: Turn, prev: Turn, t: Turn, byId: Map<string, Turn>): boolean {
+  let at = t.parent_id === null ? undefined : byId.get(t.parent_id);
+  while (at && at.id !== prev.id) {
+    if (at.id === f.id) return true;
+    at = at.parent_id === null ? undefined : byId.get(at.parent_id);
+  }
+  return false;
+}
 
 /** LOOM-2: ids are unique and every parent resolves. */
 const idsAndParents: Check = (_c, d) => {
@@ -121,9 +148,10 @@ const usageRecorded: Check = (c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
   const steps = Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()]);
   if (steps.some((s) => s.usage && s.usage.prompt + s.usage.completion === 0)) return skip('the case scripts zero usage');
+  if (d.queries.some((q) => q.after_outcome !== undefined)) return skip('a query after an outcome was answered with zero usage');
   // A turn cut off before the crystal answered (a failed or interrupted query) has no usage to record.
   const answered = (t: Turn): boolean => t.utterance !== '' || t.gate_calls.length > 0;
-  const turns = d.record.loom.turns.filter((t) => t.role === 'crystal' && t.truncation_cause !== 'crystal_error' && answered(t));
+  const turns = d.record.loom.turns.filter((t) => t.role === 'crystal' && answered(t));
   if (turns.length === 0) return skip('no crystal turns');
   const bare = turns.find((t) => !(t.metadata?.tokens_prompt + t.metadata?.tokens_completion > 0));
   return bare ? fail(`turn ${bare.id} records no token usage although every response reported some`) : pass;

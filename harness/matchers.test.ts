@@ -22,7 +22,6 @@ const TABLE: [Matcher, unknown, unknown][] = [
   [{ absent: true }, undefined, null],
   [{ present: true }, 0, null],
   [{ type: 'integer' }, 3, 3.5],
-  [{ matches_code: 'missing_intent' }, { code: 'missing_intent', message: 'm' }, { code: 'missing_call', message: 'm' }],
   [{ same_as: 'other' }, 'v', 'w'],
   [{ every: { greater_than: 0 } }, [1, 2], [1, 0]],
   [{ unique: true }, ['a', 'b'], ['a', 'a']],

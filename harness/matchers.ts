@@ -8,7 +8,7 @@ import { deepEqual, isType, jsonType, like } from './equality.ts';
 
 export const MATCHER_NAMES = [
   'equals', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
-  'at_least', 'at_most', 'absent', 'present', 'type', 'matches_code', 'same_as', 'every', 'unique', 'increasing',
+  'at_least', 'at_most', 'absent', 'present', 'type', 'same_as', 'every', 'unique', 'increasing',
   'schema',
 ] as const;
 export type MatcherName = (typeof MATCHER_NAMES)[number];
@@ -67,10 +67,6 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
       return actual === null ? fail('the value is null') : PASS;
     case 'type':
       return isType(actual, expected as string) ? PASS : fail(`type is ${jsonType(actual)}`);
-    case 'matches_code': {
-      const code = actual !== null && typeof actual === 'object' ? (actual as { code?: unknown }).code : undefined;
-      return code === expected ? PASS : fail(code === undefined ? 'not an error with a code' : `code is ${String(code)}`);
-    }
     case 'same_as': {
       const other = lookup(expected as string);
       if (other === undefined) return fail(`nothing at ${String(expected)}`);

@@ -3,16 +3,20 @@
  * `host.queryCrystal`; every request is recorded as sent, and every reply is what the case scripted.
  * Rules touched: CRYSTAL-2 (declared context window), CRYSTAL-3/4 (raw steps script invalid responses).
  */
-import type { CrystalReply, SandboxDescription } from '../schemas/adapter.ts';
+import type { CrystalReply, Description } from '../schemas/adapter.ts';
 import type { CrystalRequest, CrystalResponse, ToolCall } from '../schemas/records.ts';
 import { validate, formatProblems } from '../schemas/loader.ts';
 import { hasSchema } from './schemas-available.ts';
 import type { CaseCrystal, ScriptStep } from './case-types.ts';
 import { jsonCopy } from './equality.ts';
+import { translateBuiltinCall, translateCode } from './builtin-arguments.ts';
+import type { OutcomeWatch } from './outcome-watch.ts';
 
 export const DEFAULT_USAGE = { prompt: 10, completion: 5, cached: 0 } as const;
 /** Upper bound on a scripted delay, so no case can hang on one. */
 export const MAX_STEP_DELAY_MS = 2000;
+/** The reply to a query made after its cast's outcome was decided: plain text, no usage, no script step taken. */
+export const AFTER_OUTCOME_REPLY = { content: 'Summary: the work so far is recorded in the loom.', usage: { prompt: 0, completion: 0, cached: 0 } } as const;
 
 /** One recorded query: which crystal, what was sent, what came back, during which action. */
 export interface QueryRecord {
@@ -20,11 +24,14 @@ export interface QueryRecord {
   request: CrystalRequest;
   reply: CrystalReply;
   action: number;
+  /** Set when the query came after its cast's outcome was decided (a summary request, LOOP-4): why. */
+  after_outcome?: string;
 }
 
 /** Problems that make a case fail (or error) however the implementation reacts to the reply. */
 export interface CrystalFault {
-  kind: 'fail' | 'error';
+  /** `skip`: the implementation offers no way to express a scripted step (a built-in option it does not take). */
+  kind: 'fail' | 'error' | 'skip';
   message: string;
 }
 
@@ -51,12 +58,13 @@ export class MockCrystals {
   private readonly served = new Map<string, number>();
   private nextToolCallId = 1;
   /** Index of the action in progress, stamped on each query. */
-  currentAction = -1;
+  private currentAction = -1;
 
   constructor(
     private readonly crystals: Record<string, CaseCrystal>,
-    private readonly sandbox: SandboxDescription | undefined,
+    private readonly description: Pick<Description, 'sandbox' | 'builtins'>,
     private readonly wait: (ms: number) => Promise<void>,
+    private readonly watch: OutcomeWatch,
   ) {
     for (const [name, c] of Object.entries(crystals)) {
       this.scripts.set(name, [...(c.script ?? [])]);
@@ -69,19 +77,37 @@ export class MockCrystals {
   private readonly inFlight = new Map<string, number>();
   private readonly arrivals = new Map<string, Array<() => void>>();
 
+  /** A new action of the case began. */
+  beginAction(index: number): void {
+    this.currentAction = index;
+    this.watch.beginAction(index);
+  }
+
   /** Answers one query (the body of `host.queryCrystal`). */
   async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
+    const intent = firstUserText(request);
+    const decided = this.watch.decided(crystal, intent);
+    // Recorded on arrival, so concurrent queries keep the order they were sent in.
+    const entry: QueryRecord = { crystal, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };
+    this.queries.push(entry);
+    if (decided !== undefined) {
+      // One query after the outcome is a summary (LOOP-4); a second means the loop did not stop.
+      if (this.watch.takeAfterOutcome(crystal, intent) > 1) {
+        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`);
+        return structuredClone(entry.reply);
+      }
+      entry.reply = { ok: true, response: jsonCopy(AFTER_OUTCOME_REPLY) as CrystalResponse };
+      return structuredClone(entry.reply);
+    }
     const index = this.served.get(crystal) ?? 0;
     this.served.set(crystal, index + 1);
-    // Recorded on arrival, so concurrent queries keep the order they were sent in.
-    const entry: QueryRecord = { crystal, request: jsonCopy(request), reply: pending(), action: this.currentAction };
-    this.queries.push(entry);
     const now = (this.inFlight.get(crystal) ?? 0) + 1;
     this.inFlight.set(crystal, now);
     this.peakInFlight.set(crystal, Math.max(now, this.peakInFlight.get(crystal) ?? 0));
     for (const wake of this.arrivals.get(crystal)?.splice(0) ?? []) wake();
     try {
       entry.reply = await this.answer(crystal, request, index);
+      if (entry.reply.ok) this.watch.noteAnswer(crystal, intent, entry.reply.response.usage);
     } finally {
       this.inFlight.set(crystal, (this.inFlight.get(crystal) ?? 1) - 1);
     }
@@ -121,13 +147,21 @@ export class MockCrystals {
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
     }
     if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, MAX_STEP_DELAY_MS);
-    if (step.delay_ms) await this.wait(Math.min(step.delay_ms, MAX_STEP_DELAY_MS));
+    if (step.delay_ms) {
+      const ms = Math.min(step.delay_ms, MAX_STEP_DELAY_MS);
+      this.watch.noteWait(ms);
+      await this.wait(ms);
+    }
     if (step.error) {
       const { status, code } = step.error;
       const message = step.error.message ?? `scripted failure${status ? ` (status ${status})` : ''}${code ? ` (${code})` : ''}`;
       return { ok: false, error: { ...(status !== undefined && { status }), ...(code !== undefined && { code }), message } };
     }
-    const response = this.toResponse(step);
+    const response = this.toResponse(step, request);
+    if (typeof response === 'string') {
+      this.faults.push({ kind: 'skip', message: response });
+      return { ok: false, error: { message: response } };
+    }
     if (!step.raw && hasSchema('crystal-response')) {
       const checked = validate('crystal-response', response);
       if (!checked.ok) return this.fault('error', `crystal '${crystal}' step for request #${index} is not a valid response (mark it raw: true if intended):\n${formatProblems(checked.problems)}`);
@@ -145,17 +179,24 @@ export class MockCrystals {
     return this.scripts.get(crystal)?.shift();
   }
 
-  private toResponse(step: ScriptStep): CrystalResponse {
-    const calls: ToolCall[] = (step.tool_calls ?? []).map((c) => ({
-      id: c.id ?? this.toolCallId(),
-      gate: c.gate,
-      arguments: c.arguments_raw ?? JSON.stringify(c.args ?? {}),
-    }));
+  /** The scripted step as a response in the implementation's own argument names, or why it cannot be one. */
+  private toResponse(step: ScriptStep, request: CrystalRequest): CrystalResponse | string {
+    const calls: ToolCall[] = [];
+    for (const c of step.tool_calls ?? []) {
+      let args: unknown = c.args ?? {};
+      if (c.arguments_raw === undefined) {
+        const translated = translateBuiltinCall(c.gate, args, request.tools, this.description.builtins);
+        if (!translated.ok) return translated.reason;
+        args = translated.args;
+      }
+      calls.push({ id: c.id ?? this.toolCallId(), gate: c.gate, arguments: c.arguments_raw ?? JSON.stringify(args) });
+    }
+    const sandbox = this.description.sandbox;
     if (step.code) {
       // The plan skips cases whose language the sandbox does not speak, so this lookup succeeds.
-      const source = this.sandbox ? step.code[this.sandbox.language] : undefined;
-      if (this.sandbox && source !== undefined) {
-        calls.push({ id: this.toolCallId(), gate: this.sandbox.tool, arguments: JSON.stringify({ [this.sandbox.argument]: source }) });
+      const source = sandbox ? step.code[sandbox.language] : undefined;
+      if (sandbox && source !== undefined) {
+        calls.push({ id: this.toolCallId(), gate: sandbox.tool, arguments: JSON.stringify({ [sandbox.argument]: translateCode(source, this.description.builtins) }) });
       }
     }
     const response: CrystalResponse = { content: step.content ?? null, usage: { ...(step.usage ?? DEFAULT_USAGE) } };

@@ -13,8 +13,8 @@ export type Segment =
   | { kind: 'helper'; name: LoomHelper; arg: string };
 
 export const RECORD_ROOTS = [
-  'description', 'cantrips', 'outcomes', 'errors', 'entities', 'forks', 'mutations', 'threads', 'snapshots',
-  'requests', 'replies', 'concurrency', 'gates', 'gate_log', 'sleeps', 'events', 'loom',
+  'description', 'cantrips', 'outcomes', 'errors', 'failures', 'entities', 'forks', 'mutations', 'threads', 'snapshots',
+  'requests', 'replies', 'after_outcome', 'concurrency', 'gates', 'gate_log', 'sleeps', 'events', 'loom',
 ] as const;
 
 export const LOOM_HELPERS = ['entity', 'cast', 'appended'] as const;

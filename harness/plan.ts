@@ -3,6 +3,7 @@
  * which must be skipped and why (a missing feature, a sandbox that speaks another language).
  */
 import type { Description } from '../schemas/adapter.ts';
+import { OPTIONAL_WARDS } from '../schemas/adapter.ts';
 import type { LoadedCase } from './case-types.ts';
 
 export interface PlannedCase {
@@ -32,13 +33,28 @@ export function codeLanguages(c: LoadedCase): Set<string> {
   return languages;
 }
 
+/** Optional ward kinds a case sets (OPTIONAL_WARDS): the implementation must declare each, or the case is skipped. */
+export function optionalWards(c: LoadedCase): string[] {
+  const wards = c.setup.circle?.wards ?? {};
+  return OPTIONAL_WARDS.filter((w) => wards[w] !== undefined);
+}
+
+/** Whether a case asks `invoke` for a caller-chosen entity id (ENTITY-2: offering it is optional). */
+function choosesEntityIds(c: LoadedCase): boolean {
+  return c.act.some((a) => 'invoke' in a && typeof (a.invoke as { entity_id?: unknown }).entity_id === 'string');
+}
+
 export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = []): PlannedCase[] {
   const features = new Set<string>(description.features);
   return cases
     .filter((c) => selects(c, terms))
     .map((c) => {
       const missing = (c.requires ?? []).filter((f) => !features.has(f));
+      if (choosesEntityIds(c) && !features.has('caller-entity-id')) missing.push('caller-entity-id');
       if (missing.length > 0) return { case: c, skip: `feature not declared: ${missing.join(', ')}` };
+      const wards = new Set<string>(description.wards ?? []);
+      const undeclared = optionalWards(c).filter((w) => !wards.has(w));
+      if (undeclared.length > 0) return { case: c, skip: `ward not declared: ${undeclared.join(', ')} (describe().wards)` };
       const languages = codeLanguages(c);
       const spoken = description.sandbox?.language;
       if (languages.size > 0 && (spoken === undefined || !languages.has(spoken))) {

@@ -17,8 +17,16 @@ export interface RunRecord {
   mutations: Record<string, Record<string, never>>;
   threads: Record<string, Turn[]>;
   snapshots: Record<string, Turn[]>;
+  /**
+   * How each cast, send or fork that failed reported its failure: a refused operation's error, or the
+   * `error` its outcome carried. The spec leaves the form open (docs/OPEN-CHOICES.md), so cases look here.
+   */
+  failures: Record<string, CodedError>;
+  /** Each crystal's requests that were turns of a cast, in arrival order. */
   requests: Record<string, CrystalRequest[]>;
   replies: Record<string, CrystalReply[]>;
+  /** Requests made after their cast's outcome was decided (a summary query, LOOP-4), answered without the script. */
+  after_outcome: Record<string, CrystalRequest[]>;
   /** The most queries each crystal had in flight at once. */
   concurrency: Record<string, number>;
   gates: Record<string, { calls: GateCallLog[] }>;
@@ -51,8 +59,10 @@ export function emptyRecord(description: Description): RunRecord {
     mutations: {},
     threads: {},
     snapshots: {},
+    failures: {},
     requests: {},
     replies: {},
+    after_outcome: {},
     concurrency: {},
     gates: {},
     gate_log: [],
