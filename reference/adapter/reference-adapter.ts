@@ -1,5 +1,5 @@
 import type { Adapter, CastOutcome, Description, MutationAttempt, Result } from '../../schemas/index.ts';
-import { PROTOCOL_VERSION } from '../../schemas/index.ts';
+import { OPTIONAL_WARDS, PROTOCOL_VERSION } from '../../schemas/index.ts';
 import { CODE_ARGUMENT, CODE_TOOL } from '../circle/medium/code/presentation.ts';
 import type { Cantrip } from '../entity/cantrip.ts';
 import type { Entity } from '../entity/entity.ts';
@@ -28,9 +28,11 @@ export function createReferenceAdapter(): Adapter {
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id'],
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
         fork_strategies: ['snapshot', 'replay'],
+        // Every ward kind the kit knows is enforced (reference/circle/wards.ts).
+        wards: [...OPTIONAL_WARDS],
       };
     },
 
