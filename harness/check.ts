@@ -2,6 +2,7 @@
  * Checks a case's own expectations against its run record. Each result carries the path, what was
  * expected and what was found, for the report.
  */
+import type { Turn } from '../schemas/records.ts';
 import type { Expectation, Matcher } from './case-types.ts';
 import type { DriveResult } from './drive.ts';
 import { applyMatcher, matcherName } from './matchers.ts';
@@ -35,8 +36,43 @@ export function loomHelpers(drive: DriveResult): HelperResolver {
     const current = new Map(turns.map((t) => [t.id, t]));
     const appended = trace.appended.map((t) => current.get(t.id) ?? t);
     if (helper === 'appended') return appended;
+    if (helper === 'spawned') return spawnedEntities(appended, trace.entity, turns);
     return appended.filter((t) => t.entity_id === trace.entity && t.role !== 'call');
   };
+}
+
+/** One entity an action's entity delegated to (directly or further down), as `loom.spawned(x)` shows it. */
+export interface SpawnedEntity {
+  entity_id: string;
+  /** The nearest ancestor of its first turn that is not a call turn: the turn its subtree hangs from (COMP-5). */
+  spawned_from: string | null;
+  /** Its own turns, call turns left out (whether a child has its own call turn is open, CALL-4). */
+  turns: Turn[];
+}
+
+/**
+ * The entities other than the action's own that gained turns during it, in order of first appearance.
+ * Children are found by the loom's structure, not by fields the spec does not define (the child's intent
+ * is not a turn field), and a child's call turn, present or not, is looked through.
+ */
+function spawnedEntities(appended: Turn[], own: string | undefined, all: Turn[]): SpawnedEntity[] {
+  const byId = new Map(all.map((t) => [t.id, t]));
+  const order: string[] = [];
+  const turnsOf = new Map<string, Turn[]>();
+  for (const t of appended) {
+    if (t.entity_id === null || t.entity_id === own || t.role === 'call') continue;
+    if (!turnsOf.has(t.entity_id)) {
+      order.push(t.entity_id);
+      turnsOf.set(t.entity_id, []);
+    }
+    turnsOf.get(t.entity_id)?.push(t);
+  }
+  return order.map((entity) => {
+    const turns = turnsOf.get(entity) ?? [];
+    let at = turns[0]?.parent_id === null || turns[0] === undefined ? undefined : byId.get(turns[0].parent_id);
+    while (at && at.role === 'call') at = at.parent_id === null ? undefined : byId.get(at.parent_id);
+    return { entity_id: entity, spawned_from: at?.id ?? null, turns };
+  });
 }
 
 /** Reads a path of the run record. */

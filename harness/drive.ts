@@ -40,6 +40,22 @@ const realWait = async (ms: number): Promise<void> => {
   }
 };
 
+/**
+ * The entity an action ran, from the turns it added: the one whose subtree does not hang from another
+ * entity's turn added in the same action (its children's do). Undefined when it added no turns.
+ */
+export function topEntity(appended: readonly Turn[], all: readonly Turn[]): string | undefined {
+  const byId = new Map(all.map((t) => [t.id, t]));
+  const fresh = new Set(appended.map((t) => t.id));
+  for (const t of appended) {
+    if (t.entity_id === null) continue;
+    let at = t.parent_id === null ? undefined : byId.get(t.parent_id);
+    while (at && (at.role === 'call' || at.entity_id === t.entity_id)) at = at.parent_id === null ? undefined : byId.get(at.parent_id);
+    if (!at || !fresh.has(at.id)) return t.entity_id;
+  }
+  return undefined;
+}
+
 export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description): Promise<DriveResult> {
   const files = c.setup.files || c.setup.links ? await materializeFiles(c.setup.files, c.setup.links) : undefined;
   try {
@@ -57,8 +73,12 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
   const watch = new OutcomeWatch(watchedCase(c, prepared.childCrystals), now);
   const crystals = new MockCrystals(c.crystals ?? {}, description, realWait, watch);
   const gates = new TestGates(prepared.testGates, now, async (ms) => {
-    watch.noteWait(ms);
-    await realWait(ms);
+    const ended = watch.noteWait(ms);
+    try {
+      await realWait(ms);
+    } finally {
+      ended();
+    }
   });
   const host: Host = {
     queryCrystal: (crystal, request) => crystals.query(crystal, request),
@@ -153,6 +173,8 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
         if (!result.ok) record.failures[name] = jsonCopy(result.error);
         if (verb === 'send' && !result.ok) trace.entity = entity(body.entity as string);
         trace.appended = await appendedSinceLast();
+        // A cast refused part-way (a crystal failure reported as an error) names no entity: find it in the loom.
+        if (trace.entity === undefined && trace.appended) trace.entity = topEntity(trace.appended, record.loom.turns);
         return;
       }
       case 'invoke': {

@@ -149,8 +149,12 @@ export class MockCrystals {
     if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, MAX_STEP_DELAY_MS);
     if (step.delay_ms) {
       const ms = Math.min(step.delay_ms, MAX_STEP_DELAY_MS);
-      this.watch.noteWait(ms);
-      await this.wait(ms);
+      const ended = this.watch.noteWait(ms);
+      try {
+        await this.wait(ms);
+      } finally {
+        ended();
+      }
     }
     if (step.error) {
       const { status, code } = step.error;

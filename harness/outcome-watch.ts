@@ -7,8 +7,10 @@
  * - the turn cap: the crystal already answered `max_turns` turns of this entity in this action (for a
  *   child, the cap is the smaller of the parent's and the one its scripted request asks for, WARD-1);
  * - the token budget: the usage served to this entity already reached `max_tokens`;
- * - the wall clock: one scripted wait that began during the action lasted longer than `timeout_ms`, so
- *   the implementation's own deadline, which started before that wait, has certainly passed.
+ * - the wall clock: a scripted wait longer than `timeout_ms` (a slow gate, a slow crystal, a slow child)
+ *   is still running when the entity queries again, so the turn it belonged to was abandoned (a gate
+ *   call blocks its turn, CIRCLE-3), or such a wait began longer than `timeout_ms` ago, so the
+ *   implementation's deadline, which started before it, has certainly passed.
  * One such query is a summary; a second one means the loop did not stop, and the mock crystal fails it.
  * Entities are told apart by the first user message of the request (their intent, INTENT-2).
  */
@@ -45,6 +47,7 @@ export function watchedCase(c: LoadedCase, childCrystals: ReadonlySet<string>): 
 export class OutcomeWatch {
   private action = -1;
   private timeoutPassedAt = Number.POSITIVE_INFINITY;
+  private longWaitsRunning = 0;
   private readonly turns = new Map<string, number>();
   private readonly tokens = new Map<string, number>();
   private readonly afterOutcome = new Map<string, number>();
@@ -60,11 +63,17 @@ export class OutcomeWatch {
     this.timeoutPassedAt = Number.POSITIVE_INFINITY;
   }
 
-  /** A scripted wait (a gate's or the crystal's delay) of `ms` began now. */
-  noteWait(ms: number): void {
+  /** A scripted wait (a gate's or the crystal's delay) of `ms` began now; call the result when it ends. */
+  noteWait(ms: number): () => void {
     const limit = this.watched.wards.timeout_ms;
-    if (limit === undefined || ms <= limit) return;
+    if (limit === undefined || ms <= limit) return () => undefined;
     this.timeoutPassedAt = Math.min(this.timeoutPassedAt, this.now() + limit);
+    this.longWaitsRunning++;
+    let ended = false;
+    return () => {
+      if (!ended) this.longWaitsRunning--;
+      ended = true;
+    };
   }
 
   /** The crystal answered a turn of the entity whose intent is `intent`. */
@@ -91,6 +100,7 @@ export class OutcomeWatch {
     if (crystal === this.watched.crystal && !this.watched.childCrystals.has(crystal)) {
       const budget = this.watched.wards.max_tokens;
       if (budget !== undefined && (this.tokens.get(this.lifeKey(crystal, intent)) ?? 0) >= budget) return `the token budget of ${budget} was already spent`;
+      if (this.longWaitsRunning > 0) return `a scripted wait longer than the ${this.watched.wards.timeout_ms} ms wall-clock ward is still running`;
       if (this.now() > this.timeoutPassedAt) return `a scripted wait outlasted the ${this.watched.wards.timeout_ms} ms wall-clock ward`;
     }
     return undefined;

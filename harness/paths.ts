@@ -1,6 +1,6 @@
 /**
  * Paths into the run record (docs/INTERPRETING.md, "Paths"): `a.b[0][-1][*][field=value]` and the loom
- * helpers `loom.entity(x)`, `loom.cast(x)`, `loom.appended(x)`. Parsing happens at load time so a bad
+ * helpers `loom.entity(x)`, `loom.cast(x)`, `loom.appended(x)`, `loom.spawned(x)`. Parsing happens at load time so a bad
  * path is reported with its line, before anything runs.
  */
 import { deepEqual } from './equality.ts';
@@ -17,7 +17,7 @@ export const RECORD_ROOTS = [
   'requests', 'replies', 'after_outcome', 'concurrency', 'gates', 'gate_log', 'sleeps', 'events', 'loom',
 ] as const;
 
-export const LOOM_HELPERS = ['entity', 'cast', 'appended'] as const;
+export const LOOM_HELPERS = ['entity', 'cast', 'appended', 'spawned'] as const;
 export type LoomHelper = (typeof LOOM_HELPERS)[number];
 
 export class PathError extends Error {

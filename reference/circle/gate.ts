@@ -25,6 +25,8 @@ export interface ChildRequest {
   call?: Call;
   /** A tighter turn cap for the child; composed with the parent's by WARD-1. */
   maxTurns?: number;
+  /** A tighter delegation depth for the child (spec 5.1 `max_depth`); never more than the parent's less one (WARD-1). */
+  maxDepth?: number;
   /** The gates the child gets, a subset of the parent's (COMP-1); all of them when absent. */
   gates?: string[];
 }

@@ -10,8 +10,9 @@ export const DEFAULT_BATCH_CONCURRENCY = 8;
 /**
  * The `call_entity_batch` gate (§5.2): runs several children at once (COMP-3), at most
  * `maxConcurrency` at a time (a ward), and returns one entry per request IN REQUEST ORDER, whatever
- * order they finish in: `{ ok: true, result }` or `{ ok: false, error }`. One child's failure is that
- * entry's error, not the batch's (COMP-8).
+ * order they finish in. A child that finished gives its answer as it is, so the result is the plain
+ * list the spec's 5.3 example joins; a child that failed gives `{ error: { name, message } }` in its
+ * slot (our choice, docs/reference.md), and its failure is that slot's, not the batch's (COMP-8).
  */
 export function callEntityBatchGate(dependencies: CompositionDependencies = {}, options: { maxConcurrency?: number } = {}): Gate {
   return defineGate(
@@ -37,9 +38,9 @@ export function callEntityBatchGate(dependencies: CompositionDependencies = {}, 
         while (next < requests.length) {
           const index = next++;
           try {
-            results[index] = { ok: true, result: answerOf(await runChild(requests[index], context, dependencies)) };
+            results[index] = answerOf(await runChild(requests[index], context, dependencies));
           } catch (error) {
-            results[index] = { ok: false, error: toGateError(error) };
+            results[index] = { error: toGateError(error) };
           }
         }
       };

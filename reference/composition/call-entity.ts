@@ -19,6 +19,7 @@ export const CHILD_REQUEST_SCHEMA = {
     context: { description: 'Data handed to the child with its intent.' },
     system_prompt: { type: 'string', description: "The child's system prompt; the parent's when absent." },
     max_turns: { type: 'integer', minimum: 1, description: 'A tighter turn cap for the child.' },
+    max_depth: { type: 'integer', minimum: 0, description: 'How many levels of delegation the child may use below itself; never more than it inherits.' },
     gates: { type: 'array', items: { type: 'string' }, description: "Which of this circle's gates the child gets; all when absent." },
   },
   required: ['intent'],
@@ -54,10 +55,11 @@ export function answerOf(outcome: ChildOutcome): unknown {
 
 function childRequest(args: unknown, dependencies: CompositionDependencies): ChildRequest {
   const fields = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
-  const { intent, context, system_prompt: systemPrompt, max_turns: maxTurns, gates } = fields;
+  const { intent, context, system_prompt: systemPrompt, max_turns: maxTurns, max_depth: maxDepth, gates } = fields;
   if (typeof intent !== 'string' || intent.trim() === '') throw new CantripError('missing_intent', 'a child needs an intent');
   if (systemPrompt !== undefined && typeof systemPrompt !== 'string') throw invalid('system_prompt must be a string');
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0)) throw invalid('max_turns must be a positive integer');
+  if (maxDepth !== undefined && !(Number.isInteger(maxDepth) && (maxDepth as number) >= 0)) throw invalid('max_depth must be a whole number');
   if (gates !== undefined && !(Array.isArray(gates) && gates.every((gate) => typeof gate === 'string'))) throw invalid('gates must be a list of names');
   const call =
     systemPrompt === undefined
@@ -69,6 +71,7 @@ function childRequest(args: unknown, dependencies: CompositionDependencies): Chi
     ...(dependencies.crystal ? { crystal: dependencies.crystal } : {}),
     ...(call ? { call } : {}),
     ...(maxTurns === undefined ? {} : { maxTurns: maxTurns as number }),
+    ...(maxDepth === undefined ? {} : { maxDepth: maxDepth as number }),
     ...(gates === undefined ? {} : { gates: gates as string[] }),
   };
 }

@@ -31,8 +31,10 @@ export async function spawnChild(
   parentDeadline: number | undefined,
 ): Promise<ChildOutcome> {
   const parentCircle = parent.cantrip.circle;
-  const depth = (parentCircle.wards.maxDepth ?? 1) - 1;
-  if (depth < 0) throw new CantripError('gate_unavailable', 'no composition is allowed at this depth');
+  const inherited = (parentCircle.wards.maxDepth ?? 1) - 1;
+  if (inherited < 0) throw new CantripError('gate_unavailable', 'no composition is allowed at this depth');
+  // WARD-1: a child may ask for less depth than it inherits, never more.
+  const depth = request.maxDepth === undefined ? inherited : Math.min(inherited, request.maxDepth);
   const granted = request.gates ?? [...parentCircle.gates.keys()];
   const gates: Gate[] = [];
   for (const name of new Set([DONE, ...granted])) {
