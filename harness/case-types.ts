@@ -116,6 +116,8 @@ export interface Matcher {
   unique?: true;
   increasing?: true;
   schema?: string;
+  /** At least one alternative holds; an alternative may name its own path. */
+  any_of?: (Matcher & { path?: string })[];
 }
 
 export interface Expectation extends Matcher {

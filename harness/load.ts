@@ -118,8 +118,9 @@ function crossCheck(cases: Case[]): Problem[] {
     });
     problems.push(...checkActions(c.act, `${at}/act`));
     c.expect.forEach((e, j) => {
-      for (const [key, path] of [['path', e.path], ['same_as', e.same_as]] as const) {
-        if (path === undefined) continue;
+      const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
+      for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ...nested] as const) {
+        if (path === undefined || typeof path !== 'string') continue;
         try {
           parsePath(path);
         } catch (error) {

@@ -27,9 +27,16 @@ const TABLE: [Matcher, unknown, unknown][] = [
   [{ unique: true }, ['a', 'b'], ['a', 'a']],
   [{ increasing: true }, [1, 2, 5], [1, 1]],
   [{ schema: 'usage' }, { prompt: 1, completion: 2, cached: 0 }, { prompt: -1 }],
+  [{ any_of: [{ equals: 1 }, { equals: 2 }] }, 2, 3],
 ];
 
 describe('matchers', () => {
+  it('any_of: an alternative with its own path is looked up there, and every alternative failing fails', () => {
+    const lookup = (p: string): unknown => (p === 'failures.first' ? { message: 'm' } : undefined);
+    expect(holds({ any_of: [{ equals: 'x' }, { path: 'failures.first', present: true }] }, undefined, lookup)).toBe(true);
+    expect(holds({ any_of: [{ equals: 'x' }, { path: 'failures.other', present: true }] }, undefined, lookup)).toBe(false);
+  });
+
   it('the table covers every matcher', () => {
     const covered = TABLE.map(([m]) => Object.keys(m)[0]);
     expect(new Set(covered)).toEqual(new Set(MATCHER_NAMES));

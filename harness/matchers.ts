@@ -9,7 +9,7 @@ import { deepEqual, isType, jsonType, like } from './equality.ts';
 export const MATCHER_NAMES = [
   'equals', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
   'at_least', 'at_most', 'absent', 'present', 'type', 'same_as', 'every', 'unique', 'increasing',
-  'schema',
+  'schema', 'any_of',
 ] as const;
 export type MatcherName = (typeof MATCHER_NAMES)[number];
 
@@ -32,6 +32,7 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
   const name = matcherName(m);
   const expected = (m as Record<string, unknown>)[name];
   const fail = (why: string, shown: unknown = expected): Verdict => ({ ok: false, why, expected: { [name]: shown } });
+  if (name === 'any_of') return anyOf(expected as Alternative[], actual, lookup, fail);
   if (name !== 'absent' && actual === undefined) return fail('nothing at this path');
   switch (name) {
     case 'equals':
@@ -97,6 +98,19 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
       return result.ok ? PASS : fail(`does not match schema:\n${formatProblems(result.problems)}`);
     }
   }
+}
+
+/** One alternative of `any_of`: a matcher, optionally with its own path. */
+type Alternative = Matcher & { path?: string };
+
+function anyOf(alternatives: Alternative[], actual: unknown, lookup: Lookup, fail: (why: string) => Verdict): Verdict {
+  const whys: string[] = [];
+  for (const { path, ...matcher } of alternatives) {
+    const verdict = applyMatcher(matcher, path === undefined ? actual : lookup(path), lookup);
+    if (verdict.ok) return PASS;
+    whys.push(`${path ?? 'this path'}: ${verdict.why}`);
+  }
+  return fail(`no alternative holds (${whys.join('; ')})`);
 }
 
 function compare(name: 'greater_than' | 'less_than' | 'at_least' | 'at_most', a: number, b: number): boolean {

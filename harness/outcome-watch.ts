@@ -6,7 +6,8 @@
  * Every test here is a certainty, never a guess from how fast the machine is:
  * - the turn cap: the crystal already answered `max_turns` turns of this entity in this action (for a
  *   child, the cap is the smaller of the parent's and the one its scripted request asks for, WARD-1);
- * - the token budget: the usage served to this entity already reached `max_tokens`;
+ * - the token budget: the usage served to this entity in this cast already reached `max_tokens` (a
+ *   budget may count the entity's whole life or each cast; only the per-cast sum is certain in both);
  * - the wall clock: a scripted wait longer than `timeout_ms` (a slow gate, a slow crystal, a slow child)
  *   is still running when the entity queries again, so the turn it belonged to was abandoned (a gate
  *   call blocks its turn, CIRCLE-3), or such a wait began longer than `timeout_ms` ago, so the
@@ -80,8 +81,7 @@ export class OutcomeWatch {
   noteAnswer(crystal: string, intent: string | undefined, usage: { prompt: number; completion: number } | undefined): void {
     const key = this.turnKey(crystal, intent);
     this.turns.set(key, (this.turns.get(key) ?? 0) + 1);
-    const life = this.lifeKey(crystal, intent);
-    if (usage) this.tokens.set(life, (this.tokens.get(life) ?? 0) + usage.prompt + usage.completion);
+    if (usage) this.tokens.set(key, (this.tokens.get(key) ?? 0) + usage.prompt + usage.completion);
   }
 
   /** Counts a query made after the outcome was decided; returns how many this entity made in this action. */
@@ -99,7 +99,7 @@ export class OutcomeWatch {
     if (cap !== undefined && (this.turns.get(key) ?? 0) >= cap) return `the ${cap} turns the cap allows were already answered`;
     if (crystal === this.watched.crystal && !this.watched.childCrystals.has(crystal)) {
       const budget = this.watched.wards.max_tokens;
-      if (budget !== undefined && (this.tokens.get(this.lifeKey(crystal, intent)) ?? 0) >= budget) return `the token budget of ${budget} was already spent`;
+      if (budget !== undefined && (this.tokens.get(key) ?? 0) >= budget) return `the token budget of ${budget} was already spent in this cast`;
       if (this.longWaitsRunning > 0) return `a scripted wait longer than the ${this.watched.wards.timeout_ms} ms wall-clock ward is still running`;
       if (this.now() > this.timeoutPassedAt) return `a scripted wait outlasted the ${this.watched.wards.timeout_ms} ms wall-clock ward`;
     }
@@ -117,9 +117,5 @@ export class OutcomeWatch {
 
   private turnKey(crystal: string, intent: string | undefined): string {
     return `${this.action}\u0000${crystal}\u0000${intent ?? ''}`;
-  }
-
-  private lifeKey(crystal: string, intent: string | undefined): string {
-    return `${crystal}\u0000${intent ?? ''}`;
   }
 }

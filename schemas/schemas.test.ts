@@ -1,6 +1,6 @@
 /**
  * Meta-tests of the record schemas: each file is well formed and documented, mirrors its TypeScript type
- * in records.ts, and agrees with its fixtures (`fixtures/schemas/<name>/`), where every invalid fixture must
+ * in records.ts (the protocol's describe result and cast outcome mirror adapter.ts), and agrees with its fixtures (`fixtures/schemas/<name>/`), where every invalid fixture must
  * be rejected for the reason its `expect.json` entry names. The loader's problem reporting is tested last.
  */
 import { describe, it, expect } from 'vitest';
@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { SCHEMA_BASE, assertValid, formatProblems, schemaIds, validate, validator } from './loader.ts';
 import type { SchemaProblem } from './loader.ts';
-import { ERROR_CODES } from './records.ts';
+import { ERROR_CODES, KNOWN_TRUNCATION_CAUSES } from './records.ts';
+import { FEATURES, OPTIONAL_WARDS } from './adapter.ts';
+import type { BuiltinSignatures, CastOutcome, ChildOption, Description, SandboxDescription } from './adapter.ts';
 import type {
   CallRecord,
   CodedError,
@@ -209,16 +211,42 @@ const RECORD_SHAPES: Record<string, Shape> = {
     [],
   ),
   'turn#/$defs/call': shapeOf<CallRecord>()(['system_prompt', 'hyperparameters'], []),
-  'turn#/$defs/fork': shapeOf<NonNullable<Turn['fork']>>()(['from_turn_id', 'strategy'], []),
+  'turn#/$defs/fork': shapeOf<NonNullable<Turn['fork']>>()(['strategy'], ['from_turn_id']),
   'turn#/$defs/fold': shapeOf<NonNullable<Turn['fold']>>()(['from_sequence', 'to_sequence'], []),
-  'coded-error': shapeOf<CodedError>()(['code', 'message'], []),
+  'coded-error': shapeOf<CodedError>()(['message'], ['code']),
+  // The adapter contract's records as the protocol schemas carry them (schemas/adapter.ts).
+  'protocol/describe#/$defs/result': shapeOf<Description>()(
+    ['name', 'version', 'spec_version', 'protocol_version', 'features'],
+    ['sandbox', 'fork_strategies', 'wards', 'builtins'],
+  ),
+  'protocol/describe#/$defs/result/properties/sandbox': shapeOf<SandboxDescription>()(['language', 'tool', 'argument'], []),
+  'protocol/describe#/$defs/builtins': shapeOf<BuiltinSignatures>()([], ['done', 'call_entity', 'call_entity_batch']),
+  'protocol/describe#/$defs/builtins/properties/done': shapeOf<NonNullable<BuiltinSignatures['done']>>()([], ['argument', 'function']),
+  'protocol/describe#/$defs/builtins/properties/call_entity': shapeOf<NonNullable<BuiltinSignatures['call_entity']>>()([], ['arguments', 'function']),
+  'protocol/describe#/$defs/builtins/properties/call_entity/properties/arguments': shapeOf<Partial<Record<ChildOption, string>>>()(
+    [],
+    ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates'],
+  ),
+  'protocol/describe#/$defs/builtins/properties/call_entity_batch': shapeOf<NonNullable<BuiltinSignatures['call_entity_batch']>>()([], ['argument', 'function']),
+  'protocol/cast#/$defs/outcome': shapeOf<CastOutcome>()(
+    ['entity_id', 'status', 'usage'],
+    ['result', 'truncation_cause', 'summary', 'error'],
+  ),
+};
+
+/** The full `$id` (with its fragment) of `name#/pointer`, which {@link validate} takes for a sub-schema. */
+const idOf = (location: string): string => {
+  const [name = '', pointer] = location.split('#');
+  return `${SCHEMA_BASE}${name}.schema.json${pointer === undefined ? '' : `#${pointer}`}`;
 };
 
 /** Resolves `name#/a/b` to the sub-schema. */
 function schemaAt(location: string): SchemaObject {
   const [name = '', pointer = ''] = location.split('#');
   let node: Json = loadSchema(name);
-  for (const step of pointer.split('/').filter(Boolean)) node = isObject(node) ? (node[step] ?? null) : null;
+  for (const step of pointer.split('/').filter(Boolean)) {
+    node = isObject(node) ? (node[step] ?? null) : Array.isArray(node) ? (node[Number(step)] ?? null) : null;
+  }
   if (!isObject(node)) throw new Error(`${location}: no schema object there`);
   return node;
 }
@@ -263,9 +291,49 @@ describe('schemas mirror records.ts', () => {
     expect(schemaAt(location).enum).toEqual(values);
   });
 
-  it('LOOP-4, COMP-9: truncation_cause enum equals TruncationCause plus null', () => {
-    const causes = members<TruncationCause>()(['max_turns', 'timeout', 'max_tokens', 'parent_terminated', 'crystal_error']);
-    expect(schemaAt('turn#/properties/truncation_cause').enum).toEqual([...causes, null]);
+  it.each([
+    ['protocol/describe#/$defs/result/properties/features/items', [...FEATURES]],
+    ['protocol/describe#/$defs/result/properties/wards/items', [...OPTIONAL_WARDS]],
+    ['protocol/describe#/$defs/result/properties/fork_strategies/items', members<ForkStrategy>()(['snapshot', 'replay'])],
+    ['protocol/fork#/$defs/result/oneOf/0/properties/value/properties/strategy', members<ForkStrategy>()(['snapshot', 'replay'])],
+  ])('%s: enum equals the list in adapter.ts', (location, values) => {
+    expect(schemaAt(location).enum).toEqual(values);
+  });
+
+  it('describe: wards and builtins are optional, so a description without them is still valid', () => {
+    const description: Description = { name: 'x', version: '1', spec_version: '0.1.0-draft', protocol_version: 1, features: [] };
+    expect(validate('protocol/describe', { params: { protocol_version: 1 }, result: description })).toEqual({ ok: true });
+  });
+
+  it('LOOP-4, COMP-9: a truncation cause is any non-empty string, in the turn and in the cast outcome alike', () => {
+    // TruncationCause is an open string: the spec names only parent_terminated, and any other word is the implementation's.
+    const causes: TruncationCause[] = [...KNOWN_TRUNCATION_CAUSES];
+    for (const location of ['turn#/properties/truncation_cause', 'protocol/cast#/$defs/outcome/properties/truncation_cause']) {
+      expect(schemaAt(location).enum).toBeUndefined();
+    }
+    const outcome = (truncation_cause: string): CastOutcome => ({ entity_id: 'e', status: 'truncated', truncation_cause, usage: USAGE });
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...causes), fc.string()), (cause) => {
+        const turn: Turn = { ...TURN, truncated: true, truncation_cause: cause };
+        expect(validate('turn', turn).ok).toBe(cause.length > 0);
+        expect(validate(idOf('protocol/cast#/$defs/outcome'), outcome(cause)).ok).toBe(cause.length > 0);
+      }),
+    );
+  });
+
+  it('error codes are free and optional wherever a CodedError crosses the boundary', () => {
+    const refusals = ['construct', 'cast', 'invoke', 'send', 'fork', 'loom', 'thread', 'mutate'];
+    fc.assert(
+      fc.property(fc.option(fc.string({ minLength: 1 }), { nil: undefined }), fc.constantFrom(...refusals), (code, method) => {
+        const error: CodedError = { message: 'declined', ...(code !== undefined && { code }) };
+        expect(validate('coded-error', error)).toEqual({ ok: true });
+        expect(validate(idOf(`protocol/${method}#/$defs/result`), { ok: false, error })).toEqual({ ok: true });
+        const outcome: CastOutcome = { entity_id: 'e', status: 'truncated', truncation_cause: 'crystal_error', error, usage: USAGE };
+        expect(validate(idOf('protocol/cast#/$defs/outcome'), outcome)).toEqual({ ok: true });
+        const record: GateCallRecord = { tool_call_id: 'tc', gate: 'read', ok: false, error: { name: 'Error', message: 'no', ...(code !== undefined && { code }) } };
+        expect(validate('gate-call-record', record)).toEqual({ ok: true });
+      }),
+    );
   });
 });
 
@@ -402,13 +470,13 @@ describe('cross-field rules', () => {
     );
   });
 
-  it('CALL-4: a call turn has the call, no entity and sequence 0; other turns have none of that', () => {
+  it('CALL-4: a call turn has the call, with or without an entity and at any sequence; other turns have no call, an entity and sequence from 1', () => {
     const call: CallRecord = { system_prompt: null, hyperparameters: {} };
     fc.assert(
       fc.property(fc.constantFrom<TurnRole>('crystal', 'call'), fc.boolean(), fc.boolean(), fc.nat({ max: 2 }), (role, withCall, withEntity, sequence) => {
         const turn: Turn = { ...TURN, role, sequence, entity_id: withEntity ? 'e' : null };
         if (withCall) turn.call = call;
-        const expected = role === 'call' ? withCall && !withEntity && sequence === 0 : !withCall && withEntity && sequence >= 1;
+        const expected = role === 'call' ? withCall : !withCall && withEntity && sequence >= 1;
         expect(validate('turn', turn).ok).toBe(expected);
       }),
     );

@@ -24,6 +24,13 @@ const CLAIMED = [
   'system-prompt-leads-every-request', // CALL-2, INTENT-2
   'text-reply-ends-cast-when-done-not-required', // LOOP-6
   'usage-tracked-per-turn-and-per-entity', // PROD-3, LOOM-9
+  'loop1-text-turn-followed-by-circle-message', // LOOP-1, LOOP-6
+  'invoked-entity-keeps-state-across-sends', // ENTITY-5
+  'entity2-caller-chosen-id-is-used', // ENTITY-2 (caller-entity-id)
+  'loom7-crystal-failure-recorded-as-truncation', // LOOM-7, PROD-2
+  'prod2-server-errors-back-off-1-2-4', // PROD-2
+  'thread-is-the-root-to-leaf-path', // LOOM-10
+  'stored-turn-cannot-be-edited', // LOOM-3
 ];
 
 describe('the Python skeleton over the adapter protocol', () => {
@@ -31,7 +38,7 @@ describe('the Python skeleton over the adapter protocol', () => {
     expect(python).toBe(false);
   });
 
-  it.runIf(python)('LOOP-3, LOOP-4, LOOP-6, CANTRIP-3, INTENT-1, CIRCLE-5, CALL-2, PROD-3: passes the core cases it claims', async () => {
+  it.runIf(python)('LOOP-1, LOOP-3, LOOP-4, LOOP-6, CANTRIP-3, INTENT-1, CIRCLE-5, CALL-2, PROD-2, PROD-3, ENTITY-2, ENTITY-5, LOOM-3, LOOM-7, LOOM-10: passes the core cases it claims', async () => {
     const suite = await runSuite(loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml')), commandAdapterFactory({ command: 'python3', args: [SKELETON] }, { cwd: PACKAGE_ROOT }), { filter: CLAIMED });
     expect(suite.description.name).toBe('python-skeleton');
     expect(suite.cases.map((c) => c.id).sort()).toEqual([...CLAIMED].sort());
