@@ -112,6 +112,8 @@ export interface Matcher {
   present?: true;
   type?: 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
   same_as?: string;
+  /** A string containing the text at that path (or an array holding such a string). */
+  contains_text_at?: string;
   every?: Matcher;
   unique?: true;
   increasing?: true;

@@ -119,7 +119,7 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkActions(c.act, `${at}/act`));
     c.expect.forEach((e, j) => {
       const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
-      for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ...nested] as const) {
+      for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
         if (path === undefined || typeof path !== 'string') continue;
         try {
           parsePath(path);

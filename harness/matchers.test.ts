@@ -28,6 +28,7 @@ const TABLE: [Matcher, unknown, unknown][] = [
   [{ increasing: true }, [1, 2, 5], [1, 1]],
   [{ schema: 'usage' }, { prompt: 1, completion: 2, cached: 0 }, { prompt: -1 }],
   [{ any_of: [{ equals: 1 }, { equals: 2 }] }, 2, 3],
+  [{ contains_text_at: 'marker' }, ['x', 'a [M] b'], ['x']],
 ];
 
 describe('matchers', () => {
@@ -45,7 +46,7 @@ describe('matchers', () => {
   for (const [m, good, bad] of TABLE) {
     const name = Object.keys(m)[0]!;
     it(`${name} accepts a matching value and rejects a wrong one`, () => {
-      const lookup = (p: string): unknown => (p === 'other' ? 'v' : undefined);
+      const lookup = (p: string): unknown => (p === 'other' ? 'v' : p === 'marker' ? '[M]' : undefined);
       expect(holds(m, good, lookup)).toBe(true);
       expect(holds(m, bad, lookup)).toBe(false);
     });

@@ -9,7 +9,7 @@ import { deepEqual, isType, jsonType, like } from './equality.ts';
 export const MATCHER_NAMES = [
   'equals', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
   'at_least', 'at_most', 'absent', 'present', 'type', 'same_as', 'every', 'unique', 'increasing',
-  'schema', 'any_of',
+  'schema', 'any_of', 'contains_text_at',
 ] as const;
 export type MatcherName = (typeof MATCHER_NAMES)[number];
 
@@ -68,6 +68,13 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
       return actual === null ? fail('the value is null') : PASS;
     case 'type':
       return isType(actual, expected as string) ? PASS : fail(`type is ${jsonType(actual)}`);
+    case 'contains_text_at': {
+      // A string containing the text found at another path, or an array with such a string.
+      const text = lookup(expected as string);
+      if (typeof text !== 'string') return fail(`no text at ${String(expected)}`);
+      const found = typeof actual === 'string' ? actual.includes(text) : Array.isArray(actual) && actual.some((x) => typeof x === 'string' && x.includes(text));
+      return found ? PASS : fail(`does not contain ${JSON.stringify(text)}`, text);
+    }
     case 'same_as': {
       const other = lookup(expected as string);
       if (other === undefined) return fail(`nothing at ${String(expected)}`);

@@ -13,7 +13,7 @@ export type Segment =
   | { kind: 'helper'; name: LoomHelper; arg: string };
 
 export const RECORD_ROOTS = [
-  'description', 'cantrips', 'outcomes', 'errors', 'failures', 'entities', 'forks', 'mutations', 'threads', 'snapshots',
+  'description', 'conventions', 'cantrips', 'outcomes', 'errors', 'failures', 'entities', 'forks', 'mutations', 'threads', 'snapshots',
   'requests', 'replies', 'after_outcome', 'concurrency', 'gates', 'gate_log', 'sleeps', 'events', 'loom',
 ] as const;
 

@@ -3,12 +3,15 @@
  * what the invariants need to know about each action.
  */
 import type { CastOutcome, CrystalReply, Description, StreamEvent } from '../schemas/adapter.ts';
+import { DEFAULT_FOLD_MARKER } from '../schemas/adapter.ts';
 import type { CodedError, CrystalRequest, ForkStrategy, Turn } from '../schemas/records.ts';
 import type { Verb } from './case-types.ts';
 import type { GateCallLog } from './test-gates.ts';
 
 export interface RunRecord {
   description: Description;
+  /** What the kit learned of the implementation's open choices, with the spec's examples as defaults. */
+  conventions: { fold_marker: string };
   cantrips: Record<string, string>;
   outcomes: Record<string, CastOutcome>;
   errors: Record<string, CodedError>;
@@ -51,6 +54,7 @@ export interface ActionTrace {
 export function emptyRecord(description: Description): RunRecord {
   return {
     description,
+    conventions: { fold_marker: description.fold_marker ?? DEFAULT_FOLD_MARKER },
     cantrips: {},
     outcomes: {},
     errors: {},

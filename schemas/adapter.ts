@@ -118,7 +118,15 @@ export interface Description {
   wards?: OptionalWard[];
   /** Names and shapes of its built-in gates' arguments, where its tool definitions do not settle them. */
   builtins?: BuiltinSignatures;
+  /**
+   * With `folding`: the text that marks a folded summary in the context (§6.8 asks for a marker and
+   * gives `[Folded: turns 1-20]` as an example). Absent: the example's `[Folded:`.
+   */
+  fold_marker?: string;
 }
+
+/** The marker the kit looks for when an implementation declares none (the spec's example, §6.8). */
+export const DEFAULT_FOLD_MARKER = '[Folded:';
 
 /** A gate as a case configures it. Built-in gates are the implementation's own; test gates call back to the harness. */
 export type GateSetup =
