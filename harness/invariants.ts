@@ -4,7 +4,8 @@
  * with the reason; it never reports `pass` without having looked.
  */
 import type { Turn } from '../schemas/records.ts';
-import { validate, formatProblems } from '../schemas/loader.ts';
+import { validate, formatProblems, type SchemaProblem } from '../schemas/loader.ts';
+import { rulesForProblems, schemaCause } from './schema-rules.ts';
 import type { LoadedCase } from './case-types.ts';
 import type { DriveResult } from './drive.ts';
 import { firstUserText } from './mock-crystal.ts';
@@ -16,25 +17,47 @@ export interface InvariantResult {
   status: 'pass' | 'fail' | 'skipped';
   /** Why it failed or was skipped. */
   detail?: string;
+  /**
+   * On a failure: what went wrong with the case-specific parts (ids, indices, names) taken out, so the
+   * report can group cases that fail for the same reason (harness/root-causes.ts). One cause per line
+   * when the failure has several; schema failures use `schemaCause()` of harness/schema-rules.ts.
+   * Absent: the report normalises `detail` instead.
+   */
+  cause?: string;
 }
 
-type Check = (c: LoadedCase, d: DriveResult) => Omit<InvariantResult, 'id' | 'rules'>;
+/** A check's result; `rules`, when given, replaces the invariant's listed rules for this failure. */
+type Check = (c: LoadedCase, d: DriveResult) => Omit<InvariantResult, 'id' | 'rules'> & { rules?: string[] };
 
 const pass = { status: 'pass' } as const;
 const skip = (detail: string) => ({ status: 'skipped', detail }) as const;
 const fail = (detail: string) => ({ status: 'fail', detail }) as const;
 const NO_LOOM = 'the adapter refused loom()';
 
-/** LOOM-2, LOOM-9: every turn validates against schemas/turn. */
+/**
+ * A schema failure, blamed on the rules that make the failing fields matter (harness/schema-rules.ts):
+ * a gate record without `tool_call_id` is CIRCLE-4's, not the loom's. A field only the spec's record
+ * shape names (§6.1, §2.1) falls back to `fallback`.
+ */
+function schemaFailure(schema: string, problems: SchemaProblem[], detail: string, fallback: string[]) {
+  const { rules } = rulesForProblems(schema, problems);
+  return { status: 'fail' as const, detail, cause: schemaCause(schema, problems), rules: rules.length > 0 ? rules : fallback };
+}
+
+/** LOOM-2, LOOM-9 and the rest of §6.1: every turn validates against schemas/turn. */
 const turnSchema: Check = (_c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
   if (!hasSchema('turn')) return skip('schemas/turn.schema.json is not installed');
   if (d.record.loom.turns.length === 0) return skip('the loom is empty');
+  const problems: SchemaProblem[] = [];
+  let detail: string | undefined;
   for (const [i, turn] of d.record.loom.turns.entries()) {
     const result = validate('turn', turn);
-    if (!result.ok) return fail(`loom turn [${i}] (${turn.id}):\n${formatProblems(result.problems)}`);
+    if (result.ok) continue;
+    problems.push(...result.problems);
+    detail ??= `loom turn [${i}] (${turn.id}):\n${formatProblems(result.problems)}`;
   }
-  return pass;
+  return detail === undefined ? pass : schemaFailure('turn', problems, detail, ['LOOM-1']);
 };
 
 /** CRYSTAL-4: every request the implementation sent validates against schemas/crystal-request. */
@@ -43,10 +66,10 @@ const requestSchema: Check = (_c, d) => {
   if (d.queries.length === 0) return skip('no crystal was queried');
   for (const [i, q] of d.queries.entries()) {
     const result = validate('crystal-request', q.request);
-    if (!result.ok) return fail(`request #${i} to '${q.crystal}':\n${formatProblems(result.problems)}`);
+    if (!result.ok) return schemaFailure('crystal-request', result.problems, `request #${i} to '${q.crystal}':\n${formatProblems(result.problems)}`, ['CRYSTAL-1']);
     const roles = q.request.messages.map((m) => m.role);
     const twice = roles.findIndex((r, k) => k > 0 && r === 'assistant' && roles[k - 1] === 'assistant');
-    if (twice >= 0) return fail(`request #${i} to '${q.crystal}' has two assistant messages in a row at [${twice - 1}] and [${twice}]`);
+    if (twice >= 0) return { ...fail(`request #${i} to '${q.crystal}' has two assistant messages in a row at [${twice - 1}] and [${twice}]`), cause: 'two assistant messages in a row', rules: ['LOOP-1'] };
   }
   return pass;
 };

@@ -1,12 +1,13 @@
 /** report.md and the console summary: the same facts as report.json, for people. */
 import type { Report } from './report.ts';
+import { casesWithCauses, type RootCause } from './root-causes.ts';
 
 const clip = (value: unknown, max = 300): string => {
   const text = value === undefined ? '(nothing)' : JSON.stringify(value);
   return text.length > max ? `${text.slice(0, max)}…` : text;
 };
 
-/** Lines printed at the end of a run: one per chapter, one per level, then failures in short. */
+/** Lines printed at the end of a run: one per chapter, one per level, the top root causes, then failures in short. */
 export function summaryLines(report: Report): string[] {
   const lines: string[] = [];
   const impl = report.implementation;
@@ -19,6 +20,7 @@ export function summaryLines(report: Report): string[] {
     const v = report.verdict[level];
     lines.push(`${level.padEnd(6)} ${v.status.toUpperCase()}  (${v.pass}/${v.applicable} applicable pass${v.xfail ? `, ${v.xfail} expected failures` : ''})`);
   }
+  lines.push(...rootCauseLines(report));
   for (const c of report.cases.filter((x) => x.status === 'fail' || x.status === 'errored')) {
     lines.push(`  ${c.status.toUpperCase()} ${c.id} [${c.rules.join(', ')}] ${c.source}`);
     if (c.reason) lines.push(`      ${c.reason}`);
@@ -29,6 +31,63 @@ export function summaryLines(report: Report): string[] {
   for (const id of report.stale) lines.push(`  STALE ${id}: listed as an expected failure but passes; remove it from the list`);
   lines.push(...propertyLines(report));
   return lines;
+}
+
+/** How many root causes the console lists before pointing at report.md. */
+export const CONSOLE_ROOT_CAUSES = 5;
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** The rules and the section a root cause is attributed to, e.g. `CIRCLE-4, CIRCLE-7; §4.3`; `max` rules at most. */
+function attribution(cause: RootCause, max = Infinity): string {
+  const rules = cause.rules.length > max ? [...cause.rules.slice(0, max), `+${cause.rules.length - max} more`] : cause.rules;
+  return [rules.join(', '), cause.section].filter(Boolean).join('; ') || 'no rule';
+}
+
+/** One line saying how many problems lie behind how many cases. */
+function problemsHeadline(report: Report): string {
+  const causes = report.root_causes;
+  return `${plural(causes.length, 'problem')} behind ${plural(casesWithCauses(causes), 'failing or errored case')}`;
+}
+
+/** Console lines for the root causes: a count, then the most common few. */
+function rootCauseLines(report: Report): string[] {
+  const causes = report.root_causes;
+  if (causes.length === 0) return [];
+  const lines = [`${problemsHeadline(report)}; the most common:`];
+  const width = String(causes[0]!.count).length;
+  for (const cause of causes.slice(0, CONSOLE_ROOT_CAUSES)) {
+    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(cause.key, 160)}`);
+  }
+  if (causes.length > CONSOLE_ROOT_CAUSES) lines.push(`  … and ${plural(causes.length - CONSOLE_ROOT_CAUSES, 'more problem')} (report.md, "Problems")`);
+  return lines;
+}
+
+const clipLine = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** Inline code that survives backticks inside the text. */
+function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest === 0 ? `${fence}${text}${fence}` : `${fence} ${text} ${fence}`;
+}
+
+/** The report.md lines for the root causes, shown before the per-case detail. */
+function rootCauseSection(report: Report): string[] {
+  const causes = report.root_causes;
+  if (causes.length === 0) return [];
+  const out = ['## Problems', '', `${problemsHeadline(report)}. Cases that fail for the same reason are counted as one problem; a case may show several (docs/reports.md, "Root causes").`, ''];
+  for (const [i, cause] of causes.entries()) {
+    out.push(`${i + 1}. **Problem ${i + 1}, seen in ${plural(cause.count, 'case')}** (${attribution(cause)}): ${code(cause.key)}`);
+    const e = cause.example;
+    const shownExample = e.path !== undefined
+      ? `${code(e.path)}: expected ${code(clip(e.expected, 160))}, got ${code(actualText({ matcher: e.matcher ?? '', actual: e.actual }, 160))}`
+      : clipLine((e.detail ?? '').split('\n').map((l) => l.trim()).filter(Boolean).join(' '), 400);
+    out.push(`   - e.g. ${e.case}: ${shownExample}`);
+    const listed = cause.cases.slice(0, 12).join(', ');
+    out.push(`   - cases: ${listed}${cause.cases.length > 12 ? `, … and ${cause.cases.length - 12} more` : ''}`);
+  }
+  return out;
 }
 
 /** Console lines for the properties: a count, then each failure with what differed and its reproducer. */
@@ -82,6 +141,8 @@ export function renderMarkdown(report: Report): string {
   out.push('', '## Chapters', '', '| chapter | cases | pass | fail | errored | xfail | skipped |', '| --- | --- | --- | --- | --- | --- | --- |');
   for (const ch of report.chapters) out.push(`| ${ch.chapter}. ${ch.title} | ${ch.total} | ${ch.pass} | ${ch.fail} | ${ch.errored} | ${ch.xfail} | ${ch.skipped} |`);
   const broken = report.cases.filter((c) => c.status === 'fail' || c.status === 'errored' || c.stale);
+  const problems = rootCauseSection(report);
+  if (problems.length > 0) out.push('', ...problems);
   out.push('', '## Failures', '');
   if (broken.length === 0) out.push('None.');
   for (const c of broken) {

@@ -1,6 +1,7 @@
 /**
  * Builds report.json from a suite result: cases, a roll-up per catalog rule, a summary per chapter,
- * and a verdict per level. Validated against `schemas/report.schema.json` before it is written.
+ * a verdict per level, and the failures grouped by root cause. Validated against
+ * `schemas/report.schema.json` before it is written.
  */
 import { arch, cpus, platform } from 'node:os';
 import { loadCatalog, type Catalog } from '../spec/catalog.ts';
@@ -9,6 +10,7 @@ import type { Description } from '../schemas/adapter.ts';
 import type { Level } from './case-types.ts';
 import type { CaseResult, CaseStatus, SuiteResult } from './run.ts';
 import type { PropertyResult, PropertyStatus } from './properties/run-properties.ts';
+import { rootCauses, type RootCause } from './root-causes.ts';
 
 export const REPORT_VERSION = 1;
 export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal', 3: 'The call', 4: 'The circle', 5: 'Composition', 6: 'The loom', 7: 'Production' };
@@ -50,6 +52,8 @@ export interface Report {
   summary: Counts & { total: number; stale: number };
   verdict: Record<Level, LevelVerdict>;
   chapters: ({ chapter: number; title: string; total: number } & Counts)[];
+  /** Failing and errored cases grouped by cause, most cases first (harness/root-causes.ts). */
+  root_causes: RootCause[];
   cases: (Omit<CaseResult, 'position'> & { chapter: number; source: string })[];
   rules: RuleReport[];
   stale: string[];
@@ -101,6 +105,7 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     summary,
     verdict,
     chapters,
+    root_causes: rootCauses(suite.cases),
     cases: suite.cases.map(({ position, failures, ...c }) => ({
       ...c,
       // Only failed expectations are kept, without the bulky value of a passing check.

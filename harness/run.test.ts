@@ -118,6 +118,8 @@ describe('running cases in isolation', () => {
     const report = buildReport(suite);
     assertReportValid(report);
     expect(report.stale).toEqual(['answers']);
+    // An expected failure is not grouped as a problem.
+    expect(report.root_causes).toEqual([]);
     expect(exitCode(report)).toBe(1);
   });
 
@@ -138,6 +140,7 @@ describe('running cases in isolation', () => {
     expect(report.rules.find((r) => r.id === 'COMP-2')?.status).toBe('skipped');
     expect(report.rules.find((r) => r.id === 'COMP-5')?.status).toBe('untested');
     expect(report.rules).toHaveLength(67);
+    expect(report.root_causes).toEqual([]);
     expect(exitCode(report)).toBe(0);
   });
 });
