@@ -194,18 +194,50 @@ const callLeads: Check = (_c, d) => {
   return checked > 0 ? pass : skip('no request to a crystal whose call has a system prompt');
 };
 
-/** INTENT-2: the cast's intent is the first user message of every request it made. */
+/**
+ * The intents child entities are scripted to pursue (the `intent` of each call_entity request and of
+ * each entry of a call_entity_batch), or undefined when a child is spawned from code, whose requests
+ * the harness cannot read.
+ */
+function scriptedChildIntents(c: LoadedCase): Set<string> | undefined {
+  const intents = new Set<string>();
+  const steps = Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()]);
+  for (const step of steps) {
+    if (Object.values(step.code ?? {}).some((source) => source.includes('call_entity'))) return undefined;
+    for (const call of step.tool_calls ?? []) {
+      const args = call.args as { intent?: unknown; intents?: { intent?: unknown }[] } | undefined;
+      if (call.gate === 'call_entity' && typeof args?.intent === 'string') intents.add(args.intent);
+      if (call.gate === 'call_entity_batch') for (const entry of args?.intents ?? []) if (typeof entry?.intent === 'string') intents.add(entry.intent);
+    }
+  }
+  return intents;
+}
+
+/**
+ * INTENT-2: the intent is the first user message of every request, for every entity. For a cast that
+ * is its intent; for a later send, any of the entity's intents (how earlier casts are presented is the
+ * circle's choice, LOOP-5) as long as the sent intent is among the user messages; for a child (COMP-4),
+ * the intent its parent asked for, even when the parent handed it context data.
+ */
 const intentFirst: Check = (c, d) => {
-  const crystal = c.setup.crystal;
-  if (crystal === undefined || d.prepared.childCrystals.has(crystal)) return skip('no crystal, or the crystal is shared with children');
+  const main = c.setup.crystal;
+  const children = scriptedChildIntents(c);
   const traces = [...d.actions.values()].sort((a, b) => a.index - b.index);
   let checked = 0;
   for (const [i, q] of d.queries.entries()) {
-    if (q.crystal !== crystal) continue;
+    const first = firstUserText(q.request);
+    const isChildCrystal = d.prepared.childCrystals.has(q.crystal);
+    if (q.crystal !== main) {
+      if (!isChildCrystal || children === undefined || children.size === 0) continue;
+      checked++;
+      if (first === undefined || !children.has(first)) return fail(`request #${i} to child crystal '${q.crystal}': first user message ${JSON.stringify(first)} is not the intent its parent asked for`);
+      continue;
+    }
     const trace = traces.find((t) => t.index === q.action);
     if (!trace || typeof trace.intent !== 'string' || (trace.verb !== 'cast' && trace.verb !== 'send')) continue;
+    // A crystal shared by parent and children: a child's request may lead with the child's intent.
+    if (isChildCrystal && (children === undefined || (first !== undefined && children.has(first)))) continue;
     checked++;
-    const first = firstUserText(q.request);
     if (trace.verb === 'cast') {
       if (first !== trace.intent) return fail(`request #${i} (${trace.name}): first user message is ${JSON.stringify(first)}, not the intent`);
       continue;
@@ -214,7 +246,32 @@ const intentFirst: Check = (c, d) => {
     if (!intents.includes(first)) return fail(`request #${i} (${trace.name}): first user message ${JSON.stringify(first)} is none of the entity's intents`);
     if (!q.request.messages.some((m) => m.role === 'user' && m.content === trace.intent)) return fail(`request #${i} (${trace.name}): the sent intent is not among the user messages`);
   }
-  return checked > 0 ? pass : skip('no cast or send with an intent queried the crystal');
+  return checked > 0 ? pass : skip('no cast, send or child with a known intent queried a crystal');
+};
+
+/**
+ * CIRCLE-4, CIRCLE-7: in every request, each gate call of an assistant message is answered by a tool
+ * message carrying its id before the next assistant message (§4.3 links a result to its call by
+ * `tool_call_id`), calls a `done` let the loop skip (LOOP-3) included: the entity sees what became of
+ * every call it made. Holds for every crystal, children's too.
+ */
+const resultsLinked: Check = (_c, d) => {
+  let checked = 0;
+  for (const [i, q] of d.queries.entries()) {
+    const messages = q.request.messages ?? [];
+    let open: string[] = [];
+    for (const [k, m] of messages.entries()) {
+      if (m.role === 'assistant') {
+        if (open.length > 0) return fail(`request #${i} to '${q.crystal}': gate call ${open.join(', ')} has no result before the assistant message at [${k}]`);
+        open = (m.tool_calls ?? []).map((t) => t.id);
+        checked += open.length;
+      } else if (m.role === 'tool' && typeof m.tool_call_id === 'string') {
+        open = open.filter((id) => id !== m.tool_call_id);
+      }
+    }
+    if (open.length > 0) return fail(`request #${i} to '${q.crystal}': gate call ${open.join(', ')} has no result in the request`);
+  }
+  return checked > 0 ? pass : skip('no request carried a gate call');
 };
 
 export const INVARIANTS: { id: string; rules: string[]; check: Check }[] = [
@@ -226,6 +283,7 @@ export const INVARIANTS: { id: string; rules: string[]; check: Check }[] = [
   { id: 'usage-recorded', rules: ['LOOM-9'], check: usageRecorded },
   { id: 'call-leads', rules: ['CALL-2'], check: callLeads },
   { id: 'intent-first', rules: ['INTENT-2'], check: intentFirst },
+  { id: 'results-linked', rules: ['CIRCLE-4', 'CIRCLE-7'], check: resultsLinked },
 ];
 
 /** Runs every ambient invariant on a driven case. */
