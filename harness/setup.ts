@@ -58,6 +58,16 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
     });
     setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };
   }
+  // COMP-7: a call_entity request may give the child a prompt of its own; it may lead the child's requests too.
+  for (const step of Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()])) {
+    for (const call of step.tool_calls ?? []) {
+      const entries = call.gate === 'call_entity' ? [call.args] : call.gate === 'call_entity_batch' ? ((call.args as { intents?: unknown[] } | undefined)?.intents ?? []) : [];
+      for (const entry of entries) {
+        const prompt = (entry as { system_prompt?: unknown } | undefined)?.system_prompt;
+        if (typeof prompt === 'string') for (const crystal of childCrystals) addPrompt(crystal, { system_prompt: prompt });
+      }
+    }
+  }
   if (s.require_done !== undefined) setup.require_done = s.require_done;
   if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
   if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
