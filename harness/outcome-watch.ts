@@ -97,13 +97,20 @@ export class OutcomeWatch {
     const key = this.turnKey(crystal, intent);
     const cap = this.turnCap(crystal, intent);
     if (cap !== undefined && (this.turns.get(key) ?? 0) >= cap) return `the ${cap} turns the cap allows were already answered`;
+    const budget = this.watched.wards.max_tokens;
+    // A child's budget is at most its parent's (WARD-1), so the same sum decides a child's cast too.
+    if (budget !== undefined && this.tellsEntitiesApart(crystal) && (this.tokens.get(key) ?? 0) >= budget) return `the token budget of ${budget} was already spent in this cast`;
     if (crystal === this.watched.crystal && !this.watched.childCrystals.has(crystal)) {
-      const budget = this.watched.wards.max_tokens;
-      if (budget !== undefined && (this.tokens.get(key) ?? 0) >= budget) return `the token budget of ${budget} was already spent in this cast`;
       if (this.longWaitsRunning > 0) return `a scripted wait longer than the ${this.watched.wards.timeout_ms} ms wall-clock ward is still running`;
       if (this.now() > this.timeoutPassedAt) return `a scripted wait outlasted the ${this.watched.wards.timeout_ms} ms wall-clock ward`;
     }
     return undefined;
+  }
+
+  /** Whether one entity's queries to this crystal can be told from another's: the main crystal unshared, or a children's crystal. */
+  private tellsEntitiesApart(crystal: string): boolean {
+    const shared = this.watched.childCrystals.has(crystal);
+    return crystal === this.watched.crystal ? !shared : shared;
   }
 
   private turnCap(crystal: string, intent: string | undefined): number | undefined {
