@@ -195,7 +195,12 @@ export type CrystalReply =
 /** The harness's answer to a test-gate call. */
 export type GateReply = { ok: true; result: unknown } | { ok: false; error: GateError };
 
-/** Observation-channel events an implementation may stream (PROD-3, streaming). */
+/**
+ * Observation-channel events an implementation may stream (PROD-3, streaming). What `data` holds per
+ * type: `text` and `thinking` the text; `gate_call` the tool call; `gate_result` the gate call record
+ * (at least `tool_call_id` and `ok`), one per gate call; `usage` one turn's usage (`prompt`,
+ * `completion`, `cached`), one per turn; `turn_end` anything.
+ */
 export interface StreamEvent {
   type: 'text' | 'thinking' | 'gate_call' | 'gate_result' | 'usage' | 'turn_end';
   entity_id: string;
