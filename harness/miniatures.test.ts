@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DEFECTS, Miniature, type Defect } from '../fixtures/miniatures/miniature.ts';
 import { PACKAGE_ROOT } from './cli-main.ts';
 import { loadCaseFile } from './load.ts';
+import { optionalWards } from './plan.ts';
 import { runSuite, type SuiteResult } from './run.ts';
 import type { CaseFile } from './case-types.ts';
 
@@ -17,14 +18,15 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'intent-not-first': { cases: ['system-prompt-leads-every-request', 'intent2-intent-is-first-user-message-after-system'], rules: ['INTENT-2'] },
   'system-prompt-dropped-after-first-turn': { cases: ['system-prompt-leads-every-request', 'gates-presented-on-every-query'], rules: ['CALL-2'] },
   'text-ends-loop-despite-require-done': { cases: ['require-done-text-reply-continues'], rules: ['LOOP-6'] },
-  'no-construction-validation': { cases: ['construct-without-done-gate-refused', 'construct-without-truncation-ward-refused', 'circle1-done-removed-by-ward-refused'], rules: ['CANTRIP-3', 'CIRCLE-1', 'CIRCLE-2'] },
+  // circle1-done-removed-by-ward-refused needs remove_gates, a ward the variant does not declare.
+  'no-construction-validation': { cases: ['construct-without-done-gate-refused', 'construct-without-truncation-ward-refused'], rules: ['CANTRIP-3', 'CIRCLE-1', 'CIRCLE-2'] },
   'shared-state-between-casts': { cases: ['casts-of-one-cantrip-are-independent'], rules: ['CANTRIP-2'] },
   'child-inherits-parent-history': { cases: ['comp4-child-history-stays-out-of-parent', 'child-starts-without-parent-history'], rules: ['COMP-4'] },
   'batch-results-in-completion-order': { cases: ['comp3-batch-results-in-request-order'], rules: ['COMP-3'] },
-  'child-gets-every-parent-gate': { cases: ['comp1-child-offered-only-requested-gates'], rules: ['COMP-1'] },
+  'child-gets-every-parent-gate': { cases: ['comp1-child-offered-only-requested-gates', 'comp1-gate-parent-lacks-not-granted'], rules: ['COMP-1'] },
 };
 
-/** Cases about delegation in a conversation circle: the miniature declares composition, so all of them must run and pass. */
+/** Cases about delegation in a conversation circle: the variant declares composition, so all of them must run and pass (or be skipped for a ward it does not declare). */
 const isConversationComposition = (c: { requires: string[] }): boolean => c.requires.includes('composition') && !c.requires.includes('code-medium');
 const MINIATURE_DIR = join(PACKAGE_ROOT, 'fixtures', 'miniatures');
 /** The table printer is a tool that drives the harness, not part of the miniature. */
@@ -43,14 +45,19 @@ describe('broken miniatures are caught by the suite', () => {
     expect(DEFECTS.length).toBeGreaterThanOrEqual(8);
   });
 
-  it('the miniature without a defect passes every case it can run, composition (COMP-1..9) included', async () => {
+  it('the conformant variant (no defect) passes every case it can run, composition (COMP-1..9) included', async () => {
     const suite = await runSuite(file, () => new Miniature());
     const bad = suite.cases.filter((c) => c.status !== 'pass' && c.status !== 'skipped');
     expect(bad.map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures, problems: c.problems, invariants: c.invariants.filter((i) => i.status === 'fail') }))).toEqual([]);
-    expect(suite.cases.filter((c) => c.status === 'pass').length).toBeGreaterThanOrEqual(150);
+    // It declares less than everything (two features, two optional wards), so fewer cases run than for the reference.
+    expect(suite.cases.filter((c) => c.status === 'pass').length).toBeGreaterThanOrEqual(140);
     const composition = suite.cases.filter(isConversationComposition);
     expect(composition.length).toBeGreaterThanOrEqual(20);
-    expect(composition.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual([]);
+    expect(composition.filter((c) => c.status === 'pass').length).toBeGreaterThanOrEqual(20);
+    // A composition case may be skipped only because it sets a ward the variant does not declare.
+    const declared = new Set<string>((await new Miniature().describe()).wards ?? []);
+    const needsUndeclaredWard = new Set(file.cases.filter((c) => optionalWards(c).some((w) => !declared.has(w))).map((c) => c.id));
+    expect(composition.filter((c) => c.status !== 'pass' && !(c.status === 'skipped' && needsUndeclaredWard.has(c.id))).map((c) => c.id)).toEqual([]);
   });
 
   it('the miniature is independent of the reference: its modules import only schemas/ and each other', () => {
