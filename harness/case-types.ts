@@ -6,7 +6,7 @@ import type { Feature, WardSetup } from '../schemas/adapter.ts';
 import type { Hyperparameters } from '../schemas/records.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
-export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter';
+export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter' | 'fixed';
 
 export interface CaseCall {
   system_prompt?: string;
@@ -20,6 +20,12 @@ export interface CaseGateObject {
   root?: string;
   behaves_as?: TestGateKind;
   error_name?: string;
+  /** fail only: the message it fails with. */
+  error_message?: string;
+  /** fixed only: what it returns. */
+  result?: unknown;
+  /** Test gates: the argument schema presented to the crystal instead of the kind's own. */
+  parameters?: Record<string, unknown>;
   ephemeral?: boolean;
 }
 export type CaseGate = string | CaseGateObject;
@@ -29,6 +35,8 @@ export interface CaseSetup {
   call?: CaseCall;
   circle?: { medium: 'conversation' | 'code'; gates: CaseGate[]; wards?: WardSetup };
   require_done?: boolean;
+  /** CRYSTAL-5: the tool choice the cantrip's queries carry. */
+  tool_choice?: 'auto' | 'required' | 'none';
   folding?: { threshold?: number; keep_recent_turns?: number };
   expose_loom?: boolean;
   /** Files written to a fresh directory for this case; file gates' roots are relative to it. */
@@ -46,7 +54,8 @@ export interface ScriptToolCall {
 
 export interface ScriptStep {
   content?: string | null;
-  tool_calls?: ScriptToolCall[];
+  /** `null` only in a raw step: the reply carries `tool_calls: null`. */
+  tool_calls?: ScriptToolCall[] | null;
   code?: Record<string, string>;
   usage?: { prompt: number; completion: number; cached: number };
   thinking?: string;
@@ -60,6 +69,8 @@ export interface ScriptStep {
 
 export interface CaseCrystal {
   context_window?: number;
+  /** False: this crystal cannot force tool use, so `tool_choice: required` must be simulated (CRYSTAL-5). */
+  forces_tool_use?: boolean;
   script?: ScriptStep[];
   by_intent?: Record<string, ScriptStep[]>;
 }
@@ -72,7 +83,8 @@ export type TurnRef =
   | { of: string; first: true };
 
 export type Action =
-  | { construct: { as: string } }
+  /** One more cantrip from the same setup, optionally on another of the case's crystals (the swap of spec 2.2). */
+  | { construct: { as: string; crystal?: string } }
   | { cast: { intent?: string | null; cantrip?: string; as?: string } }
   | { invoke: { cantrip?: string; entity_id?: string; as?: string } }
   | { send: { entity: string; intent?: string | null; as?: string } }
@@ -102,7 +114,7 @@ export interface Matcher {
   like?: unknown;
   contains?: unknown;
   not_contains?: unknown;
-  length?: number;
+  length?: number | { at_least?: number; at_most?: number; less_than?: number; greater_than?: number };
   one_of?: unknown[];
   greater_than?: number;
   less_than?: number;
@@ -115,6 +127,8 @@ export interface Matcher {
   /** A string containing the text at that path (or an array holding such a string). */
   contains_text_at?: string;
   every?: Matcher;
+  some?: Matcher;
+  none?: Matcher;
   unique?: true;
   increasing?: true;
   schema?: string;

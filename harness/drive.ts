@@ -150,7 +150,12 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
     crystals.beginAction(index);
     switch (verb) {
       case 'construct': {
-        const result = await adapter.construct(structuredClone(prepared.setup), host);
+        const setup = structuredClone(prepared.setup);
+        if (typeof body.crystal === 'string') {
+          const window = c.crystals?.[body.crystal]?.context_window;
+          setup.crystal = { name: body.crystal, ...(window !== undefined && { context_window: window }) };
+        }
+        const result = await adapter.construct(setup, host);
         store(name, result, (v) => (record.cantrips[name] = v.cantrip));
         trace.appended = await appendedSinceLast();
         return;

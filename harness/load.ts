@@ -117,6 +117,10 @@ function crossCheck(cases: Case[]): Problem[] {
       }
     });
     problems.push(...checkActions(c.act, `${at}/act`));
+    c.act.forEach((action, j) => {
+      const crystal = 'construct' in action ? action.construct.crystal : undefined;
+      if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/construct/crystal`, `crystal '${crystal}' is not declared under crystals`]);
+    });
     c.expect.forEach((e, j) => {
       const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
       for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {

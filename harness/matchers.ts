@@ -9,7 +9,7 @@ import { deepEqual, isType, jsonType, like } from './equality.ts';
 export const MATCHER_NAMES = [
   'equals', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
   'at_least', 'at_most', 'absent', 'present', 'type', 'same_as', 'every', 'unique', 'increasing',
-  'schema', 'any_of', 'contains_text_at',
+  'schema', 'any_of', 'contains_text_at', 'some', 'none',
 ] as const;
 export type MatcherName = (typeof MATCHER_NAMES)[number];
 
@@ -51,7 +51,9 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
     }
     case 'length': {
       if (typeof actual !== 'string' && !Array.isArray(actual)) return fail(`expected an array or a string, got ${jsonType(actual)}`);
-      return actual.length === expected ? PASS : fail(`length is ${actual.length}`);
+      if (typeof expected === 'number') return actual.length === expected ? PASS : fail(`length is ${actual.length}`);
+      const [comparison, bound] = Object.entries(expected as Record<string, number>)[0] as [Comparison, number];
+      return compare(comparison, actual.length, bound) ? PASS : fail(`length is ${actual.length}`);
     }
     case 'one_of':
       return (expected as unknown[]).some((v) => deepEqual(actual, v)) ? PASS : fail('equals none of the values');
@@ -89,6 +91,14 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
       }
       return PASS;
     }
+    case 'some':
+    case 'none': {
+      if (!Array.isArray(actual)) return fail(`expected an array, got ${jsonType(actual)}`);
+      if (actual.length === 0) return fail('the array is empty');
+      const hit = actual.findIndex((x) => applyMatcher(expected as Matcher, x, lookup).ok);
+      if (name === 'some') return hit >= 0 ? PASS : fail('no element satisfies the matcher');
+      return hit < 0 ? PASS : fail(`element [${hit}] satisfies the matcher`);
+    }
     case 'unique': {
       if (!Array.isArray(actual) || actual.length === 0) return fail('expected a non-empty array');
       const dup = actual.findIndex((x, i) => actual.findIndex((y) => deepEqual(x, y)) !== i);
@@ -120,7 +130,9 @@ function anyOf(alternatives: Alternative[], actual: unknown, lookup: Lookup, fai
   return fail(`no alternative holds (${whys.join('; ')})`);
 }
 
-function compare(name: 'greater_than' | 'less_than' | 'at_least' | 'at_most', a: number, b: number): boolean {
+type Comparison = 'greater_than' | 'less_than' | 'at_least' | 'at_most';
+
+function compare(name: Comparison, a: number, b: number): boolean {
   if (name === 'greater_than') return a > b;
   if (name === 'less_than') return a < b;
   if (name === 'at_least') return a >= b;

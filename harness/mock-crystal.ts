@@ -205,6 +205,8 @@ export class MockCrystals {
     }
     const response: CrystalResponse = { content: step.content ?? null, usage: { ...(step.usage ?? DEFAULT_USAGE) } };
     if (calls.length > 0 || step.tool_calls) response.tool_calls = calls;
+    // A raw step may send an explicit null, as some providers do for "no calls".
+    if (step.tool_calls === null) (response as { tool_calls?: ToolCall[] | null }).tool_calls = null;
     if (step.thinking !== undefined) response.thinking = step.thinking;
     if (step.metadata !== undefined) response.metadata = step.metadata;
     return response;

@@ -21,8 +21,12 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   const s = c.setup;
   const setup: CantripSetup = {};
   if (s.crystal !== undefined) {
-    const window = c.crystals?.[s.crystal]?.context_window;
-    setup.crystal = { name: s.crystal, ...(window !== undefined && { context_window: window }) };
+    const declared = c.crystals?.[s.crystal];
+    setup.crystal = {
+      name: s.crystal,
+      ...(declared?.context_window !== undefined && { context_window: declared.context_window }),
+      ...(declared?.forces_tool_use !== undefined && { forces_tool_use: declared.forces_tool_use }),
+    };
   }
   if (s.call !== undefined) setup.call = structuredClone(s.call);
   const testGates = new Map<string, CaseGateObject & { kind: TestGateKind }>();
@@ -35,13 +39,15 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
     promptsByCrystal.set(crystal, set);
   };
   addPrompt(s.crystal, s.call);
+  // A cantrip constructed on another crystal (the swap) speaks with the same call.
+  for (const action of c.act) if ('construct' in action && action.construct.crystal !== undefined) addPrompt(action.construct.crystal, s.call);
   if (s.circle) {
     const gates: GateSetup[] = s.circle.gates.map((g) => {
       const gate: CaseGateObject = typeof g === 'string' ? { name: g } : g;
       const kind = testGateKind(gate);
       if (kind) {
         testGates.set(gate.name, { ...gate, kind });
-        return { name: gate.name, test: testGateDefinition(gate.name, kind), ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }) };
+        return { name: gate.name, test: testGateDefinition(gate.name, kind, gate.parameters), ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }) };
       }
       if (gate.name === 'call_entity' || gate.name === 'call_entity_batch') {
         const crystal = gate.crystal ?? s.crystal;
@@ -69,6 +75,7 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
     }
   }
   if (s.require_done !== undefined) setup.require_done = s.require_done;
+  if (s.tool_choice !== undefined) setup.tool_choice = s.tool_choice;
   if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
   if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
   return { setup, testGates, promptsByCrystal, childCrystals };

@@ -8,7 +8,9 @@ import type { ToolDefinition } from '../schemas/records.ts';
 import type { CaseGateObject, TestGateKind } from './case-types.ts';
 import { jsonCopy } from './equality.ts';
 
-export const TEST_GATE_KINDS: readonly TestGateKind[] = ['echo', 'fail', 'delay', 'counter'];
+export const TEST_GATE_KINDS: readonly TestGateKind[] = ['echo', 'fail', 'delay', 'counter', 'fixed'];
+/** Kinds a gate gets by its name alone; `fixed` needs `behaves_as` and a `result`. */
+const KINDS_BY_NAME: readonly TestGateKind[] = ['echo', 'fail', 'delay', 'counter'];
 /** Upper bound on one delay-gate wait. */
 export const MAX_GATE_DELAY_MS = 2000;
 
@@ -26,18 +28,19 @@ const PARAMETERS: Record<TestGateKind, { description: string; parameters: Record
     parameters: { type: 'object', properties: { ms: { type: 'integer', minimum: 0 } }, required: ['ms'] },
   },
   counter: { description: 'Returns 1, then 2, then 3...', parameters: { type: 'object', properties: {} } },
+  fixed: { description: 'Returns the same value on every call.', parameters: { type: 'object', properties: {} } },
 };
 
 /** The kind of a configured gate when it is a test gate, else undefined (a built-in gate). */
 export function testGateKind(gate: CaseGateObject): TestGateKind | undefined {
   if (gate.behaves_as) return gate.behaves_as;
-  return (TEST_GATE_KINDS as readonly string[]).includes(gate.name) ? (gate.name as TestGateKind) : undefined;
+  return (KINDS_BY_NAME as readonly string[]).includes(gate.name) ? (gate.name as TestGateKind) : undefined;
 }
 
-/** The tool definition the implementation registers for a test gate. */
-export function testGateDefinition(name: string, kind: TestGateKind): ToolDefinition {
+/** The tool definition the implementation registers for a test gate; a case may declare its own argument schema. */
+export function testGateDefinition(name: string, kind: TestGateKind, declared?: Record<string, unknown>): ToolDefinition {
   const { description, parameters } = PARAMETERS[kind];
-  return { name, description, parameters: structuredClone(parameters) };
+  return { name, description, parameters: structuredClone(declared ?? parameters) };
 }
 
 /** One logged test-gate call. Times are ms since the case started. */
@@ -80,7 +83,9 @@ export class TestGates {
       case 'echo':
         return typeof a.text === 'string' ? { ok: true, result: a.text } : { ok: false, error: { name: 'InvalidArguments', message: 'echo needs a string text' } };
       case 'fail':
-        return { ok: false, error: { name: config.error_name ?? 'TestGateError', message: typeof a.message === 'string' ? a.message : 'test gate failed' } };
+        return { ok: false, error: { name: config.error_name ?? 'TestGateError', message: config.error_message ?? (typeof a.message === 'string' ? a.message : 'test gate failed') } };
+      case 'fixed':
+        return { ok: true, result: jsonCopy(config.result ?? null) };
       case 'delay': {
         const ms = typeof a.ms === 'number' && a.ms >= 0 ? a.ms : 0;
         await this.wait(Math.min(ms, MAX_GATE_DELAY_MS));

@@ -14,6 +14,7 @@ import type {
   ForkStrategy,
   GateError,
   Hyperparameters,
+  ToolChoice,
   ToolDefinition,
   TruncationCause,
   Turn,
@@ -169,6 +170,11 @@ export interface CrystalSetup {
   name: string;
   /** The crystal's advertised context window in tokens, for folding (PROD-4). */
   context_window?: number;
+  /**
+   * False when this crystal cannot force tool use: `tool_choice: 'required'` is then not honoured by
+   * the crystal itself and the implementation must simulate it (CRYSTAL-5), e.g. by asking again.
+   */
+  forces_tool_use?: boolean;
 }
 
 /** Everything `construct` needs to build a cantrip. Absent parts must be rejected with their codes (CANTRIP-1). */
@@ -182,6 +188,8 @@ export interface CantripSetup {
   };
   /** LOOP-6: when true only `done` ends a cast. Default false. */
   require_done?: boolean;
+  /** CRYSTAL-5: the tool choice every query of this cantrip's entities carries. Default `auto`. */
+  tool_choice?: ToolChoice;
   folding?: { threshold?: number; keep_recent_turns?: number };
   /** LOOM-11: expose the current thread to code as data. */
   expose_loom?: boolean;

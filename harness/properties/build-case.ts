@@ -4,7 +4,7 @@
  * fails in the property is exactly what the pasted case runs.
  */
 import type { Action, Case, CaseGate, Expectation, LoadedCase, ScriptStep, ScriptToolCall } from '../case-types.ts';
-import type { Plan } from './model.ts';
+import { forkRef, type Plan } from './model.ts';
 import type { ScenarioCall, ScenarioStep } from './scenario.ts';
 
 /** The crystal every generated case declares. */
@@ -47,7 +47,8 @@ function actions(plan: Plan): Action[] {
     }
     if (run.verb === 'fork') {
       act.push({ snapshot_loom: { as: 'before' } });
-      act.push({ fork: { from: { of: plan.origin, sequence: plan.forkSequence ?? 1 }, intent: run.intent, as: run.name } });
+      // By position in the run that added the turn: sequence numbering across casts is open.
+      act.push({ fork: { from: plan.fork ? forkRef(plan.fork) : { of: plan.origin, first: true }, intent: run.intent, as: run.name } });
     }
   }
   return act;

@@ -21,7 +21,6 @@ export interface CodeRecord {
   ok: boolean;
   /** An echo's result (the text it was given). */
   result?: string;
-  error?: { name: string };
 }
 
 export interface PlannedCodeTurn {
@@ -38,7 +37,8 @@ export interface PlannedCodeTurn {
   generated: number | null;
 }
 
-export type CodeEnding = { status: 'terminated'; result: number } | { status: 'truncated' };
+/** How the cast ends; done is given `String(...)` of the sum, so the answer is one every done must take (a string). */
+export type CodeEnding = { status: 'terminated'; result: string } | { status: 'truncated' };
 
 export interface CodePlan {
   scenario: CodeScenario;
@@ -50,8 +50,8 @@ export interface CodePlan {
 }
 
 /**
- * Served when the generated turns run out before the cast ends: done with the sum of every variable,
- * so state carried over all turns still decides the answer.
+ * Served when the generated turns run out before the cast ends: done with the sum of every variable
+ * (as a string), so state carried over all turns still decides the answer.
  */
 const closingTurn = (names: string[]): CodeTurn => ({ statements: [], done: { slots: names.map((_n, k) => k), offset: 0 } });
 
@@ -107,7 +107,7 @@ export function planCode(scenario: CodeScenario): CodePlan {
         case 'fail': {
           const name = newName();
           run(() => {
-            records.push({ gate: 'fail', ok: false, error: { name: 'TestGateError' } });
+            records.push({ gate: 'fail', ok: false });
             values.set(name, s.value);
           });
           return `var ${name}; try { fail(); } catch (e) { ${name} = ${lit(s.value)}; }`;
@@ -124,10 +124,10 @@ export function planCode(scenario: CodeScenario): CodePlan {
     if (turn.done) {
       const names = turn.done.slots.map(pick).filter((x): x is string => x !== null);
       const answer = names.reduce((sum, name) => sum + (values.get(name) ?? 0), turn.done.offset);
-      lines.push(`done(${[...names, lit(turn.done.offset)].join(' + ')});`);
+      lines.push(`done(String(${[...names, lit(turn.done.offset)].join(' + ')}));`);
       if (running) {
         records.push({ gate: 'done', ok: true });
-        ending = { status: 'terminated', result: answer };
+        ending = { status: 'terminated', result: String(answer) };
         done = true;
       }
     }

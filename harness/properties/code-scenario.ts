@@ -24,7 +24,7 @@ export type CodeStatement =
 
 export interface CodeTurn {
   statements: CodeStatement[];
-  /** Ends the program with `done(<sum of up to two variables> + offset)`; slots as for `add`. */
+  /** Ends the program with `done(String(<sum of up to two variables> + offset))`; slots as for `add`. */
   done: { slots: number[]; offset: number } | null;
 }
 

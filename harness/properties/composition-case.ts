@@ -1,11 +1,13 @@
 /**
  * Writes a planned composition scenario in the tests.yaml vocabulary: the parent's circle and script,
  * one `by_intent` list per child on the `child` crystal, and one cast. Driven during a property run
- * and printed as the reproducer, like `build-case.ts` does for conversation scenarios.
+ * and printed as the reproducer, like `build-case.ts` does for conversation scenarios. The parent sets
+ * `max_depth` itself (a ward that comes with the `composition` feature), so nothing rests on the
+ * implementation's default depth.
  */
 import type { Case, CaseGate, Expectation, LoadedCase } from '../case-types.ts';
 import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
-import { PARENT_INTENT, type CompositionPlan } from './composition-model.ts';
+import { PARENT_INTENT, PARENT_MAX_DEPTH, type CompositionPlan } from './composition-model.ts';
 
 /** The crystal every child queries (named by both delegation gates). */
 export const CHILD_CRYSTAL = 'child';
@@ -23,7 +25,7 @@ export function buildCompositionCase(plan: CompositionPlan, header: CaseHeader, 
     setup: {
       crystal: CRYSTAL,
       call: {},
-      circle: { medium: 'conversation', gates, wards: { max_turns: plan.scenario.max_turns } },
+      circle: { medium: 'conversation', gates, wards: { max_turns: plan.scenario.max_turns, max_depth: PARENT_MAX_DEPTH } },
       require_done: false,
     },
     crystals: { [CRYSTAL]: { script: plan.parentScript }, [CHILD_CRYSTAL]: Object.keys(byIntent).length > 0 ? { by_intent: byIntent } : { script: [] } },

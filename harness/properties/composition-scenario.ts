@@ -4,11 +4,20 @@
  * `composition-case.ts`, predicted by `composition-model.ts`.
  *
  * Each child is scripted under its own intent (`by_intent`) and ends one way: done with an answer, a
- * text-only reply, an invalid reply (neither text nor gate calls), or echo calls past its turn cap.
- * Every part shrinks towards the plainest case: one child, done, no gate request, no delay.
+ * text-only reply, an invalid reply (no text and no gate calls), or echo calls past its turn cap.
+ * The `gates` and `max_turns` options of a child request are the kit's (spec 5.1 names neither), so
+ * they are drawn only when the implementation's `call_entity` takes them (`run-properties.ts` asks it
+ * before generating). Every part shrinks towards the plainest case: one child, done, no option, no delay.
  */
 import fc from 'fast-check';
 import { answer, words } from './scenario.ts';
+
+/**
+ * A done answer: mostly a string, which every done must take (CIRCLE-8), sometimes any JSON value. An
+ * implementation may refuse a non-string answer its tool definition does not take; such scenarios are
+ * discarded, so strings keep most scenarios about composition whichever way an implementation reads it.
+ */
+const childAnswer: fc.Arbitrary<unknown> = fc.oneof({ arbitrary: fc.string({ maxLength: 12 }), weight: 4 }, { arbitrary: answer, weight: 1 });
 
 /** How a child's script ends. `overrun` keeps calling echo past the child's turn cap. */
 export type ChildEnding =
@@ -21,7 +30,7 @@ export type ChildEnding =
 export const PARENT_TEST_GATES = ['echo', 'counter'] as const;
 export type ParentTestGate = (typeof PARENT_TEST_GATES)[number];
 
-/** A gate no generated parent has: a child asking for it must be refused (COMP-1). */
+/** A gate no generated parent has: a child asking for it must not be given it (COMP-1). */
 export const LACKING_GATE = 'fetch';
 
 export interface ChildScenario {
@@ -52,9 +61,17 @@ export interface CompositionScenario {
   answer: unknown;
 }
 
+/** The child-request options (beyond the intent) the implementation takes, as learned before generating. */
+export interface ChildOptions {
+  gates: boolean;
+  max_turns: boolean;
+}
+
+export const ALL_CHILD_OPTIONS: ChildOptions = { gates: true, max_turns: true };
+
 const ending: fc.Arbitrary<ChildEnding> = fc.oneof(
   { withCrossShrink: true },
-  { arbitrary: fc.record({ kind: fc.constant('done' as const), answer }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('done' as const), answer: childAnswer }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('text' as const), text: words }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('invalid' as const) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('overrun' as const) }), weight: 1 },
@@ -63,21 +80,25 @@ const ending: fc.Arbitrary<ChildEnding> = fc.oneof(
 // Delays stay a few ms: enough to reorder completions, cheap enough for 50 runs (they are real waits).
 const delay = fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 2, max: 5 }), weight: 1 });
 
-const child: fc.Arbitrary<ChildScenario> = fc.record({
-  ending,
-  work: fc.integer({ min: 0, max: 2 }),
-  gates: fc.option(fc.subarray([...PARENT_TEST_GATES]), { nil: null, freq: 2 }),
-  lacking: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
-  max_turns: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null, freq: 2 }),
-  delay_ms: delay,
-});
+const child = (options: ChildOptions): fc.Arbitrary<ChildScenario> =>
+  fc.record({
+    ending,
+    work: fc.integer({ min: 0, max: 2 }),
+    gates: options.gates ? fc.option(fc.subarray([...PARENT_TEST_GATES]), { nil: null, freq: 2 }) : fc.constant(null),
+    lacking: options.gates ? fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }) : fc.constant(false),
+    max_turns: options.max_turns ? fc.option(fc.integer({ min: 1, max: 4 }), { nil: null, freq: 2 }) : fc.constant(null),
+    delay_ms: delay,
+  });
 
-export const compositionArbitrary: fc.Arbitrary<CompositionScenario> = fc.record({
-  // Mostly batches: they exercise ordering (COMP-3) and let one scenario speak for several children.
-  batch: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
-  children: fc.array(child, { minLength: 1, maxLength: 5 }),
-  counter: fc.boolean(),
-  before: fc.boolean(),
-  max_turns: fc.integer({ min: 3, max: 5 }),
-  answer,
-});
+/** Composition scenarios using only the child options the implementation takes. */
+export function compositionArbitrary(options: ChildOptions = ALL_CHILD_OPTIONS): fc.Arbitrary<CompositionScenario> {
+  return fc.record({
+    // Mostly batches: they exercise ordering (COMP-3) and let one scenario speak for several children.
+    batch: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
+    children: fc.array(child(options), { minLength: 1, maxLength: 5 }),
+    counter: fc.boolean(),
+    before: fc.boolean(),
+    max_turns: fc.integer({ min: 3, max: 5 }),
+    answer: childAnswer,
+  });
+}

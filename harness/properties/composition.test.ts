@@ -26,7 +26,7 @@ describe('composition properties', () => {
     reference = await adapterFactory('reference', PACKAGE_ROOT);
   });
 
-  it('COMP-1, COMP-3, COMP-4, COMP-5, COMP-6, COMP-8, WARD-1, LOOM-8, LOOM-12: every composition property passes on the reference, each on real runs', async () => {
+  it('COMP-1, COMP-3, COMP-4, COMP-5, COMP-6, COMP-8, WARD-1: every composition property passes on the reference, each on real runs', async () => {
     const results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS, filter: ONLY });
     expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(COMPOSITION_PROPERTIES.map((p) => [p.id, 'pass', undefined]));
     for (const r of results) expect(r.runs, r.id).toBeGreaterThanOrEqual(RUNS);
@@ -43,8 +43,9 @@ describe('composition properties', () => {
       const factory = miniature(defect);
       const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: ONLY });
       const result = byId(found, want.property);
-      // Small: the parent's two steps and one step for each of at most two children.
-      await expectCaughtAndReproduced(result, want.rules, 4, factory, reference);
+      // Small: the parent's two steps and at most three for the children (two answers that differ, and a
+      // step or a delay that makes the first finish last).
+      await expectCaughtAndReproduced(result, want.rules, 5, factory, reference);
     });
   }
 

@@ -2,26 +2,38 @@
  * The properties: each turns the model's prediction for a scenario into expectations in the tests.yaml
  * vocabulary, tied to the rules it checks.
  *
- * A property's expectations come in two kinds. `checks` are what its rules demand. `assumes` are
- * predictions its checks depend on but other properties judge (mostly: earlier runs ended as
- * modelled, so the script reached this run intact). When an assumption fails the run is discarded
- * for this property, so one defect is reported by the property of its rule rather than by every
- * property downstream of it. Ambient invariants need no model and always count.
+ * A property's expectations come in two kinds. `checks` are what its rules demand. `assumes` are what
+ * must have happened for the checks to be about its rules at all: that the scenario reached the
+ * behaviour they look at (the cantrip was built, a crystal was queried, a child ran), and predictions
+ * the checks depend on that other properties judge (mostly: earlier runs ended as modelled, so the
+ * script reached this run intact). When an assumption fails the run is discarded for this property,
+ * so one defect is reported by the property of its rule rather than by every property downstream of
+ * it, and a scenario that never reached a rule's behaviour never counts against that rule. Ambient
+ * invariants need no model and always count.
  *
- * Every expectation holds for any implementation that follows the spec, including where the spec
- * leaves room: gate calls after done MAY run (LOOP-3), history MAY be presented in other ways than
- * messages (LOOP-5), and a fork's usage and sequence numbering are not asserted. An empty `checks`
- * means the scenario says nothing about the rules (e.g. no cast ends with done); that run is discarded.
+ * Every check holds for any implementation that follows the spec, on either side of every choice the
+ * spec leaves open:
+ * - gate calls after done MAY run (LOOP-3), so only the records up to done are pinned;
+ * - history MAY be presented otherwise than as messages (LOOP-5), so no check reads past turns in a request;
+ * - the turn cap may count per cast or per entity, so only `definite` runs are predicted (model.ts);
+ * - sequence numbers may restart with each cast, so turns are named by position, never by `sequence`;
+ * - a call turn may belong to each entity or to the cantrip, so loom helpers (which leave call turns
+ *   out) and `[role=crystal]` are used for counts and positions;
+ * - truncation causes, error names and error codes are the implementation's own words: never asserted;
+ * - a capability `system` message may follow the call's prompt (CIRCLE-11): only the first message is pinned;
+ * - done may refuse an answer its tool definition does not take: a scenario whose non-string answer
+ *   was refused is discarded (a string answer must always be taken);
+ * - the result of an implicit (text) termination is not defined by the spec: not asserted;
+ * - a fork's usage and numbering are not asserted.
+ * An empty `checks` means the scenario says nothing about the rules; that run is discarded.
  */
 import type { Feature } from '../../schemas/adapter.ts';
-import type { Expectation, Level, Matcher } from '../case-types.ts';
+import type { Expectation, Level } from '../case-types.ts';
 import { CRYSTAL } from './build-case.ts';
-import type { Plan, PlannedRun } from './model.ts';
+import { portableAnswer, type Plan, type PlannedRun } from './model.ts';
+import { BUILT, none, x, type PropertyExpectations } from './property-helpers.ts';
 
-export interface PropertyExpectations {
-  checks: Expectation[];
-  assumes: Expectation[];
-}
+export type { PropertyExpectations };
 
 /** A property over plans of type `P` (conversation plans unless said otherwise). */
 export interface PropertyDefinition<P = Plan> {
@@ -37,25 +49,35 @@ export interface PropertyDefinition<P = Plan> {
   expectations(plan: P): PropertyExpectations;
 }
 
-const x = (path: string, matcher: Matcher): Expectation => ({ path, ...matcher });
 const requests = `requests.${CRYSTAL}`;
 const turnsOf = (run: PlannedRun): string => `loom.cast(${run.name})`;
 
-/** How a run ended, as the model says: its turn count and status. */
-const shape = (run: PlannedRun): Expectation[] => [x(turnsOf(run), { length: run.turns.length }), x(`outcomes.${run.name}.status`, { equals: run.ending.status })];
-/** Shapes of the runs before `run` (through it, with `through`), fork excluded unless it is `run`. */
+/** The run's done call was not refused: its record, if there is one, is not a failure. */
+const doneTaken = (run: PlannedRun): Expectation[] =>
+  run.ending.status === 'terminated' && run.ending.by === 'done' ? [x(`${turnsOf(run)}[${run.ending.at}].gate_calls[gate=done][ok=false]`, { length: 0 })] : [];
+/**
+ * How a run went, as the model says: its turn count, its status, and (for a run ended by done) that
+ * done was not refused. A refused first done followed by a taken one in the same utterance keeps the
+ * count and status; whether done had to take that answer is CIRCLE-8's business, not the other rules'.
+ */
+const shape = (run: PlannedRun): Expectation[] => [x(turnsOf(run), { length: run.turns.length }), x(`outcomes.${run.name}.status`, { equals: run.ending.status }), ...doneTaken(run)];
+/** Shapes of the runs before `run` (through it, with `through`). Only definite runs are ever passed here. */
 const shapes = (plan: Plan, run: PlannedRun, through: boolean): Expectation[] => {
   const at = plan.runs.indexOf(run);
-  return plan.runs.slice(0, through ? at + 1 : at).flatMap(shape);
+  return plan.runs.slice(0, through ? at + 1 : at).filter((r) => r.definite).flatMap(shape);
 };
 /** The run's turns before its last did not end it (`flags`: which end markers to assume absent). */
 const openUntilLast = (run: PlannedRun, flags: readonly ('terminated' | 'truncated')[]): Expectation[] =>
   run.turns.slice(0, -1).flatMap((_t, k) => flags.map((f) => x(`${turnsOf(run)}[${k}].${f}`, { equals: false })));
-/** Per-run checks, each assuming the runs before it (and with `through`, itself) went as modelled. */
+/**
+ * Per-run checks for the definite runs, each assuming that the cantrip was built and that the definite
+ * runs before it (and with `through`, itself) went as modelled.
+ */
 const perRun = (plan: Plan, check: (run: PlannedRun) => Expectation[] | PropertyExpectations, through = false): PropertyExpectations => {
   const checks: Expectation[] = [];
-  const assumes: Expectation[] = [];
+  const assumes: Expectation[] = [BUILT];
   for (const run of plan.runs) {
+    if (!run.definite) continue;
     const mine = check(run);
     const own = Array.isArray(mine) ? { checks: mine, assumes: [] } : mine;
     if (own.checks.length === 0) continue;
@@ -65,7 +87,13 @@ const perRun = (plan: Plan, check: (run: PlannedRun) => Expectation[] | Property
   return { checks, assumes };
 };
 
-/** LOOP-3, CIRCLE-8: a cast whose utterance calls done ends after that turn, with done's answer. */
+/**
+ * LOOP-3, CIRCLE-8. LOOP-3: once the done gate has been called, the loop stops after handling it.
+ * CIRCLE-8: done takes an answer, and the loop ends with that answer as its result. So a run whose
+ * utterance calls done ends with that turn, terminated, and its result is the answer. A string answer
+ * must be taken; a run whose other answer was refused as an argument is discarded (which types done
+ * accepts is the implementation's to say in its tool definition).
+ */
 const doneEndsTheCast: PropertyDefinition = {
   id: 'done-ends-the-cast',
   rules: ['LOOP-3', 'CIRCLE-8'],
@@ -80,13 +108,19 @@ const doneEndsTheCast: PropertyDefinition = {
         x(`outcomes.${run.name}.status`, { equals: 'terminated' }),
         x(`outcomes.${run.name}.result`, { equals: run.ending.result }),
         x(turnsOf(run), { length: run.turns.length }),
-        x(`${turnsOf(run)}[-1].terminated`, { equals: true }),
       ];
-      return { checks, assumes: openUntilLast(run, ['terminated', 'truncated']) };
+      const refusable = portableAnswer(run.ending.result) ? [] : doneTaken(run);
+      return { checks, assumes: [...openUntilLast(run, ['terminated', 'truncated']), ...refusable] };
     }),
 };
 
-/** LOOP-6: a text-only reply ends the cast exactly when require_done is false. */
+/**
+ * LOOP-6: with require_done false a reply without gate calls is an implicit termination; with it true,
+ * such a reply must not end the loop (only done does). So a text reply ends the run terminated in the
+ * first case, and in the second the run goes on past it (or, on the last turn the cap allows, is cut
+ * off rather than terminated). The result of an implicit termination is not asserted: the spec does
+ * not define it.
+ */
 const textEndsUnlessDoneRequired: PropertyDefinition = {
   id: 'text-reply-ends-unless-done-required',
   rules: ['LOOP-6'],
@@ -97,44 +131,61 @@ const textEndsUnlessDoneRequired: PropertyDefinition = {
   expectations: (plan) =>
     perRun(plan, (run) => {
       if (run.ending.status === 'terminated' && run.ending.by === 'text') {
-        const checks = [x(turnsOf(run), { length: run.turns.length }), x(`outcomes.${run.name}.status`, { equals: 'terminated' }), x(`outcomes.${run.name}.result`, { equals: run.ending.result })];
+        const checks = [x(turnsOf(run), { length: run.turns.length }), x(`outcomes.${run.name}.status`, { equals: 'terminated' })];
         return { checks, assumes: openUntilLast(run, ['terminated', 'truncated']) };
       }
-      // require_done: a text turn is not the end, and the run goes on past it (unless the ward stops it there).
-      return run.turns.flatMap((t, k) => {
-        if (t.step.kind !== 'text') return [];
-        const open = x(`${turnsOf(run)}[${k}].terminated`, { equals: false });
-        return k < run.turns.length - 1 ? [open, x(`${turnsOf(run)}[${k + 1}]`, { present: true })] : [open];
+      if (!plan.scenario.require_done) return [];
+      // require_done: a text turn is not the end; the run goes on past it unless the cap stops it there.
+      const checks: Expectation[] = [];
+      let last = -1;
+      run.turns.forEach((t, k) => {
+        if (t.step.kind !== 'text') return;
+        last = k;
+        checks.push(k < run.turns.length - 1 ? x(`${turnsOf(run)}[${k + 1}]`, { present: true }) : x(`outcomes.${run.name}.status`, { equals: 'truncated' }));
       });
+      // The other turns up to the last text reply did not end the run (the text turns are what is checked).
+      const others = run.turns.flatMap((t, k) => (k < last && t.step.kind !== 'text' ? [x(`${turnsOf(run)}[${k}].terminated`, { equals: false }), x(`${turnsOf(run)}[${k}].truncated`, { equals: false })] : []));
+      return { checks, assumes: others };
     }),
 };
 
-/** LOOP-4, CIRCLE-6: no cast outlives max_turns; one that reaches it unfinished is truncated there. */
+/**
+ * LOOP-4, CIRCLE-6. CIRCLE-6: the circle enforces wards and the entity cannot get past them (a cap of
+ * N turns means turn N+1 never happens). LOOP-4: when a ward cuts a run off, the loop stops; spec 1.3
+ * calls that ending truncated. So no run has more crystal turns than max_turns, whichever way the cap
+ * counts (per cast or over the entity), and a first run that reaches the cap unfinished is truncated
+ * there. Which words the implementation records as the cause are its own.
+ */
 const turnLimit: PropertyDefinition = {
   id: 'max-turns-cuts-the-cast-off',
   rules: ['LOOP-4', 'CIRCLE-6'],
   level: 'MUST',
-  title: 'a cast never has more crystal turns than max_turns, and one that reaches the limit unfinished is truncated with cause max_turns',
+  title: 'a cast never has more crystal turns than max_turns, and one that reaches the limit unfinished is truncated there',
   requires: [],
   invariants: [],
-  expectations: (plan) =>
-    perRun(plan, (run) => {
-      const limit = plan.scenario.max_turns;
-      if (run.ending.status !== 'truncated') return [x(`${turnsOf(run)}[${limit}]`, { absent: true })];
-      const checks = [
-        x(turnsOf(run), { length: limit }),
-        x(`outcomes.${run.name}.status`, { equals: 'truncated' }),
-        x(`outcomes.${run.name}.truncation_cause`, { equals: 'max_turns' }),
-        x(`${turnsOf(run)}[-1].truncated`, { equals: true }),
-      ];
+  expectations: (plan) => {
+    const limit = plan.scenario.max_turns;
+    // Holds under every reading of the cap and for every run, definite or not: no assumption needed.
+    const bound = plan.runs.map((run) => x(`${turnsOf(run)}[${limit}]`, { absent: true }));
+    const exact = perRun(plan, (run) => {
+      if (run.ending.status !== 'truncated') return [];
+      const checks = [x(turnsOf(run), { length: limit }), x(`outcomes.${run.name}.status`, { equals: 'truncated' })];
       // An early truncation is this rule's business, so only termination is assumed away (a text
       // reply on the last allowed turn under require_done is LOOP-6's).
       const textLast = run.turns.at(-1)?.step.kind === 'text' ? [x(`${turnsOf(run)}[-1].terminated`, { equals: false })] : [];
       return { checks, assumes: [...openUntilLast(run, ['terminated']), ...textLast] };
-    }),
+    });
+    return { checks: [...bound, ...exact.checks], assumes: exact.assumes.length > 0 ? exact.assumes : [BUILT] };
+  },
 };
 
-/** CIRCLE-5, CIRCLE-7: each gate call of an utterance leaves one record, in order; failures say ok: false. */
+/**
+ * CIRCLE-5, CIRCLE-7. CIRCLE-7: several gate calls in one utterance run in order, each with its own
+ * entry in that turn's one observation. CIRCLE-5: a gate that fails comes back as an observation, not
+ * swallowed (the record's `ok` is false). So each turn holds one record per call, in call order, each
+ * linked to its tool call id, echo's result as given, a failing or unknown gate as ok: false. After done,
+ * further records MAY exist (LOOP-3), so only the prefix up to done is pinned. Error names are not.
+ */
 const gateRecords: PropertyDefinition = {
   id: 'one-record-per-gate-call',
   rules: ['CIRCLE-5', 'CIRCLE-7'],
@@ -149,7 +200,6 @@ const gateRecords: PropertyDefinition = {
         run.turns.flatMap((turn, k) => {
           if (turn.records.length === 0) return [];
           const at = `${turnsOf(run)}[${k}].gate_calls`;
-          // After done, further records MAY exist (LOOP-3), so only the prefix is pinned.
           if (turn.allCallsRun) return [x(at, { like: turn.records })];
           return turn.records.map((r, j) => x(`${at}[${j}]`, { like: r }));
         }),
@@ -157,7 +207,12 @@ const gateRecords: PropertyDefinition = {
     ),
 };
 
-/** PROD-3, LOOM-9: each turn records the usage its response reported; outcomes carry the entity's sum. */
+/**
+ * PROD-3, LOOM-9. PROD-3: token usage is tracked for each turn and summed over the entity. LOOM-9:
+ * each turn records its prompt, completion and cached tokens. So each turn's metadata carries what its
+ * response reported, and a cast's or send's outcome carries the entity's running total. A fork's
+ * entity may or may not count the path it inherits: not asserted.
+ */
 const usage: PropertyDefinition = {
   id: 'usage-per-turn-and-per-entity',
   rules: ['PROD-3', 'LOOM-9'],
@@ -170,9 +225,8 @@ const usage: PropertyDefinition = {
       plan,
       (run) => {
         const out = run.turns.map((t, k) =>
-        x(`${turnsOf(run)}[${k}].metadata`, { like: { tokens_prompt: t.usage.prompt, tokens_completion: t.usage.completion, tokens_cached: t.usage.cached } }),
-      );
-        // A fork's entity may or may not count the usage of the path it inherits: not asserted.
+          x(`${turnsOf(run)}[${k}].metadata`, { like: { tokens_prompt: t.usage.prompt, tokens_completion: t.usage.completion, tokens_cached: t.usage.cached } }),
+        );
         if (run.verb !== 'fork') out.push(x(`outcomes.${run.name}.usage`, { equals: run.usageAfter }));
         return out;
       },
@@ -180,27 +234,38 @@ const usage: PropertyDefinition = {
     ),
 };
 
-/** LOOM-1, LOOM-2, LOOM-7 and every ambient invariant: the loom is a well-formed record of the runs. */
+/**
+ * LOOM-2, LOOM-7 and every ambient invariant. LOOM-2: each turn has an id of its own and a reference to
+ * its parent; within a run that parent is the turn before it (a thread is followed by those links,
+ * spec 6.2). LOOM-7: the loom records whether each run's last turn was terminated or truncated.
+ * Whether a later cast's first turn hangs from the previous cast, and how turns are numbered across
+ * casts, are left to the invariants (which accept either numbering).
+ */
 const loomRecords: PropertyDefinition = {
   id: 'loom-records-every-turn',
-  rules: ['LOOM-1', 'LOOM-2', 'LOOM-7'],
+  rules: ['LOOM-2', 'LOOM-7'],
   level: 'MUST',
-  title: 'every turn is stored with a unique id, chained to the previous turn of its entity, and each run ends on one terminal turn',
+  title: "every turn is stored with a unique id and chained to the previous turn of its run, and each run's last turn says whether it was terminated or truncated",
   requires: [],
   invariants: ['turn-schema', 'request-schema', 'alternation', 'ids-and-parents', 'terminal-state', 'usage-recorded', 'call-leads', 'intent-first'],
   expectations: (plan) => {
     const checks = [x('loom.turns[*].id', { unique: true })];
-    for (const run of plan.runs) {
-      checks.push(x(`${turnsOf(run)}[*].sequence`, { increasing: true }));
+    const definite = plan.runs.filter((r) => r.definite);
+    for (const run of definite) {
       for (let k = 1; k < run.turns.length; k++) checks.push(x(`${turnsOf(run)}[${k}].parent_id`, { same_as: `${turnsOf(run)}[${k - 1}].id` }));
+      checks.push(x(`${turnsOf(run)}[-1].terminated`, { equals: run.ending.status === 'terminated' }), x(`${turnsOf(run)}[-1].truncated`, { equals: run.ending.status === 'truncated' }));
     }
-    const [one, two] = plan.runs;
-    if (one?.verb === 'send' && two?.verb === 'send') checks.push(x(`${turnsOf(two)}[0].parent_id`, { same_as: `${turnsOf(one)}[-1].id` }));
-    return { checks, assumes: plan.runs.flatMap(shape) };
+    return { checks, assumes: [BUILT, ...definite.flatMap(shape)] };
   },
 };
 
-/** CALL-2, INTENT-2: every request starts with the system prompt, and its first user message is an intent. */
+/**
+ * CALL-2, INTENT-2. CALL-2: a provided system prompt is the first message of every request, present
+ * and unchanged each time. INTENT-2: the intent is the first user message of the entity's context. So
+ * every request starts with the prompt (a capability message MAY follow it, CIRCLE-11), the first
+ * request's first user message is the first intent, and every request's first user message is one of
+ * the intents given (an invoked entity's or a fork's context may start from an earlier one).
+ */
 const callAndIntentLead: PropertyDefinition = {
   id: 'call-and-intent-lead-every-request',
   rules: ['CALL-2', 'INTENT-2'],
@@ -211,17 +276,22 @@ const callAndIntentLead: PropertyDefinition = {
   expectations: (plan) => {
     const prompt = plan.scenario.system_prompt;
     const out: Expectation[] = [];
-    if (prompt !== null) out.push(x(`${requests}[*].messages[0]`, { every: { equals: { role: 'system', content: prompt } } }));
+    if (prompt !== null) out.push(x(`${requests}[*].messages[0]`, { every: { like: { role: 'system', content: prompt } } }));
     const first = plan.runs[0];
     if (first) out.push(x(`${requests}[0].messages[role=user][0].content`, { equals: first.intent }));
     const intents = [...new Set(plan.runs.map((r) => r.intent))];
     out.push(x(`${requests}[*].messages[role=user][0].content`, intents.length === 1 ? { every: { equals: intents[0] } } : { every: { one_of: intents } }));
     // Model-free: which request belongs to which run is left to the intent-first invariant.
-    return { checks: out, assumes: [] };
+    return { checks: out, assumes: [BUILT, x(requests, { present: true })] };
   },
 };
 
-/** LOOM-4: forking adds a branch at the chosen turn and leaves the original thread as it was. */
+/**
+ * LOOM-4: forking from a turn gives a new entity whose starting context is the path from the root to
+ * that turn, and the original thread is left as it was. So the original entity's turns after the fork
+ * equal its turns before it, and the fork's first turn hangs from the turn it forked from (checked only
+ * when every reading of the turn cap leaves the fork a turn to take).
+ */
 const forkLeavesOriginal: PropertyDefinition = {
   id: 'fork-leaves-the-original-thread',
   rules: ['LOOM-4'],
@@ -231,14 +301,16 @@ const forkLeavesOriginal: PropertyDefinition = {
   invariants: [],
   expectations: (plan) => {
     const fork = plan.runs.find((r) => r.verb === 'fork');
-    if (!fork || plan.forkSequence === undefined) return { checks: [], assumes: [] };
-    const checks = [
-      x(`loom.entity(${plan.origin})`, { same_as: 'snapshots.before[role=crystal]' }),
-      x(`${turnsOf(fork)}[0].parent_id`, { same_as: `snapshots.before[sequence=${plan.forkSequence}][0].id` }),
-      // The fork is the last action, so the last request is the fork's; its intent must be in it.
-      x(`${requests}[-1].messages[role=user][*].content`, { contains: fork.intent }),
-    ];
-    return { checks, assumes: shapes(plan, fork, false) };
+    if (!fork || plan.fork === undefined) return none;
+    const checks = [x(`loom.entity(${plan.origin})`, { same_as: 'snapshots.before[role=crystal]' })];
+    const originals = plan.runs.filter((r) => r.verb !== 'fork');
+    const assumes = [BUILT, ...originals.filter((r) => r.definite).flatMap(shape)];
+    if (plan.fork.runsATurn) {
+      checks.push(x(`${turnsOf(fork)}[0].parent_id`, { same_as: `snapshots.before[role=crystal][${plan.fork.index}].id` }));
+      // A run the model does not predict may have used up the script, leaving the fork no reply to act on.
+      if (originals.some((r) => !r.definite)) assumes.push(x(`replies.${CRYSTAL}[*].ok`, { every: { equals: true } }));
+    }
+    return { checks, assumes };
   },
 };
 

@@ -17,6 +17,7 @@ import { codeArbitrary, type CodeScenario } from './code-scenario.ts';
 import { buildCompositionCase } from './composition-case.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { compositionSteps, planComposition, type CompositionPlan } from './composition-model.ts';
+import { probeComposition } from './composition-probe.ts';
 import { compositionArbitrary, type CompositionScenario } from './composition-scenario.ts';
 import { PROPERTIES, type PropertyDefinition } from './definitions.ts';
 import { ScenarioRunner, type CaseBuilder, type Evaluation } from './evaluate.ts';
@@ -94,10 +95,18 @@ export function randomSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
 }
 
+/** What a family's generator may learn from before it draws: the declared features, and the implementation itself. */
+interface GeneratorContext {
+  features: ReadonlySet<string>;
+  description: Description;
+  factory: AdapterFactory;
+}
+
 /** A kind of generated scenario: its generator, model, case writer and properties. */
 interface Family<S, P> {
   properties: readonly PropertyDefinition<P>[];
-  arbitrary: (features: ReadonlySet<string>) => fc.Arbitrary<S>;
+  /** The scenarios to draw; asked once per run, and only when a property of the family is not skipped. */
+  arbitrary: (context: GeneratorContext) => fc.Arbitrary<S> | Promise<fc.Arbitrary<S>>;
   plan: (scenario: S) => P;
   build: CaseBuilder<P>;
   /** Crystal steps of a plan's case, the size reported for a counterexample. */
@@ -110,16 +119,19 @@ interface Family<S, P> {
 
 const conversation: Family<Scenario, Plan> = {
   properties: PROPERTIES,
-  arbitrary: (features) => scenarioArbitrary({ fork: features.has('fork') }),
+  arbitrary: ({ features }) => scenarioArbitrary({ fork: features.has('fork') }),
   plan,
   build: buildCase,
   steps: (p) => p.script.length,
 };
 
-/** COMP-*, WARD-1, LOOM-8, LOOM-12: parents that delegate (feature `composition`). */
+/**
+ * COMP-*, WARD-1: parents that delegate (feature `composition`). The child-request options drawn are
+ * the ones the implementation's call_entity takes, learned by a probe before generating.
+ */
 const composition: Family<CompositionScenario, CompositionPlan> = {
   properties: COMPOSITION_PROPERTIES,
-  arbitrary: () => compositionArbitrary,
+  arbitrary: async ({ factory, description }) => compositionArbitrary((await probeComposition(factory, description)).options),
   plan: planComposition,
   build: buildCompositionCase,
   steps: compositionSteps,
@@ -169,11 +181,12 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
   const chosen = family.properties.filter((p) => selectsProperty(p, run.options.filter ?? []));
   if (chosen.length === 0) return;
   const runner = new ScenarioRunner<P>(run.factory, run.description, chosen, run.options.caseTimeoutMs ?? DEFAULT_PROPERTY_CASE_TIMEOUT_MS, family.build);
-  const arbitrary = family.arbitrary(run.features);
+  let arbitrary: fc.Arbitrary<S> | undefined;
   for (const property of chosen) {
     const missing = property.requires.filter((f) => !run.features.has(f));
     const unsupported = missing.length > 0 ? `feature not declared: ${missing.join(', ')}` : family.unsupported?.(run.description);
-    const result = unsupported !== undefined
+    if (unsupported === undefined) arbitrary ??= await family.arbitrary({ features: run.features, description: run.description, factory: run.factory });
+    const result = unsupported !== undefined || arbitrary === undefined
       ? base(property, 'skipped', run.seed, 0, 0, unsupported)
       : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs ?? family.defaultRuns ?? DEFAULT_PROPERTY_RUNS);
     run.results.push(result);
@@ -186,12 +199,19 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   // After one scenario runs out of time, every other is discarded: shrinking a hang would cost a
   // time limit per attempt, so the first hung scenario is the counterexample.
   let hung = false;
+  // Why scenarios were discarded, so a property no scenario reached says what kept it away.
+  const discards = new Map<string, number>();
+  const discard = (why: string): void => {
+    discards.set(why, (discards.get(why) ?? 0) + 1);
+  };
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (scenario) => {
       fc.pre(!hung);
       const p = family.plan(scenario);
+      if (property.expectations(p).checks.length === 0) discard('the scenario has nothing for this property to check');
       fc.pre(property.expectations(p).checks.length > 0);
       const evaluation = await runner.evaluate(property, p);
+      if (evaluation.status === 'inconclusive') discard(evaluation.reason ?? 'inconclusive');
       fc.pre(evaluation.status !== 'inconclusive');
       if (evaluation.timedOut) hung = true;
       return evaluation.status === 'pass';
@@ -201,7 +221,10 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   const elapsed = Math.round(performance.now() - started);
   if (!details.failed) return base(property, 'pass', seed, details.numRuns, elapsed);
   if (details.counterexample === null) {
-    const why = details.interrupted ? `ran out of time after ${details.numRuns} runs` : `no generated scenario applied to it (${details.numSkips} discarded)`;
+    const common = [...discards.entries()].sort((a, b) => b[1] - a[1])[0];
+    const why = details.interrupted
+      ? `ran out of time after ${details.numRuns} runs`
+      : `no generated scenario applied to it (${details.numSkips} discarded${common ? `; most often: ${common[0]}` : ''})`;
     return base(property, details.interrupted ? 'errored' : 'skipped', seed, details.numRuns, elapsed, why);
   }
   const [scenario] = details.counterexample;

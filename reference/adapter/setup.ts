@@ -16,6 +16,7 @@ import { createCantrip, type Cantrip } from '../entity/cantrip.ts';
 import { CantripError } from '../errors.ts';
 import type { Loom } from '../loom/loom.ts';
 import { withRetry } from '../production/retry.ts';
+import { requireToolUse } from '../crystal/providers/tool-choice.ts';
 
 /**
  * Builds a cantrip from a case's setup (`CantripSetup`, wire names) with the reference's own
@@ -39,7 +40,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantr
   };
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
-    crystal: withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }),
+    crystal: simulateForcing(withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }), setup.crystal.forces_tool_use),
     call: toCall(setup.call),
     circle: createCircle({
       gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards)),
@@ -56,6 +57,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantr
         }
       : {}),
     requireDone: setup.require_done ?? false,
+    ...(setup.tool_choice === undefined ? {} : { toolChoice: setup.tool_choice }),
     loom,
     onEvent: host.event ? (event) => host.event?.(event) : undefined,
   });
@@ -93,6 +95,11 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards): Gate {
 
 function toCall(setup: CallSetup) {
   return createCall({ systemPrompt: setup.system_prompt ?? null, hyperparameters: setup.hyperparameters ?? {} });
+}
+
+/** CRYSTAL-5: a crystal declared unable to force tool use gets the re-prompting wrapper. */
+function simulateForcing(crystal: Crystal, forces: boolean | undefined): Crystal {
+  return forces === false ? requireToolUse(crystal) : crystal;
 }
 
 /** A crystal that forwards each query to the harness's scripted crystal. */

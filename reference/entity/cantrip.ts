@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Turn } from '../../schemas/index.ts';
+import type { ToolChoice, Turn } from '../../schemas/index.ts';
 import { callRecord, type Call } from '../call/call.ts';
 import type { Circle } from '../circle/circle.ts';
 import { DONE } from '../circle/done.ts';
@@ -22,6 +22,8 @@ export interface CantripOptions {
   circle: Circle;
   /** LOOP-6: when true, only `done` ends a cast; a text-only reply is just a turn. Default false. */
   requireDone?: boolean;
+  /** CRYSTAL-5: the tool choice every query carries; `required` demands a gate call each turn. Default `auto`. */
+  toolChoice?: ToolChoice;
   /** Where turns go; a fresh in-memory loom by default. Share one loom to get one tree (LOOM-12). */
   loom?: Loom;
   /** Streaming events: an observation channel only. */
@@ -45,6 +47,7 @@ export interface Cantrip {
   readonly call: Call;
   readonly circle: Circle;
   readonly requireDone: boolean;
+  readonly toolChoice: ToolChoice;
   readonly loom: Loom;
   readonly onEvent: EventSink | undefined;
   readonly context: unknown;
@@ -98,6 +101,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
     call: options.call,
     circle: options.circle,
     requireDone: options.requireDone ?? false,
+    toolChoice: options.toolChoice ?? 'auto',
     loom,
     onEvent: options.onEvent,
     context: options.context,

@@ -74,7 +74,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       const request: CrystalRequest = {
         messages: entity.context.view(),
         tools: circle.tools as ToolDefinition[],
-        tool_choice: 'auto',
+        tool_choice: entity.cantrip.toolChoice,
         hyperparameters: call.hyperparameters,
       };
       const { response, action, failure, cause: cutBy } = await exchange(entity, request, turnId, cast);

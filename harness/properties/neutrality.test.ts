@@ -1,0 +1,70 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
+import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { CODE_PROPERTIES } from './code-definitions.ts';
+import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
+import { PROPERTIES } from './definitions.ts';
+import { runProperties, type PropertyResult } from './run-properties.ts';
+import { BROKEN, childrenNeverRun, OTHER_READINGS } from './test-adapters.ts';
+import { byId, expectCaughtAndReproduced } from './test-support.ts';
+
+const SEED = 20240611;
+const RUNS = 40;
+const FAMILIES = {
+  conversation: PROPERTIES.map((p) => p.id),
+  composition: COMPOSITION_PROPERTIES.map((p) => p.id),
+  code: CODE_PROPERTIES.map((p) => p.id),
+} as const;
+
+/** Each result as [id, status, what failed], for readable failures. */
+const verdicts = (results: PropertyResult[]) => results.map((r) => [r.id, r.status, r.reason ?? r.counterexample?.failures ?? null]);
+
+describe('neutrality: the properties accept both sides of every choice the spec leaves open', () => {
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+
+  for (const reading of OTHER_READINGS) {
+    for (const family of reading.families) {
+      it(`${family} properties all pass on the reference with ${reading.name}`, async () => {
+        const factory = reading.wrap(reference);
+        const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: [...FAMILIES[family]] });
+        expect(verdicts(results)).toEqual(FAMILIES[family].map((id) => [id, 'pass', null]));
+      });
+    }
+  }
+});
+
+describe('class 12: a property never fails on a scenario that did not reach its behaviour', () => {
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+
+  it('COMP-4, COMP-6, COMP-1, WARD-1, COMP-5, COMP-3: with no child ever run, they are skipped with the reason, not failed; COMP-2 fails (the parent never got a result)', async () => {
+    const factory = childrenNeverRun(reference);
+    const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 20, filter: ['composition'] });
+    const other = results.filter((r) => r.id !== 'child-failure-returns-to-parent');
+    expect(other.map((r) => [r.id, r.status])).toEqual(other.map((r) => [r.id, 'skipped']));
+    for (const r of other) expect([r.runs, r.reason], r.id).toEqual([0, expect.stringMatching(/^no generated scenario applied to it \(\d+ discarded; most often: (assumption not met: requests\.child|the scenario has nothing for this property to check)/)]);
+    const comp2 = byId(results, 'child-failure-returns-to-parent');
+    expect([comp2.status, comp2.failed_rules]).toEqual(['fail', ['COMP-8', 'COMP-2']]);
+  });
+});
+
+describe('every property family fails on a genuinely broken implementation, on the rule it breaks', () => {
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+
+  for (const want of BROKEN) {
+    it(`${want.rules.join(', ')}: the reference with ${want.name} fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
+      const factory = want.wrap(reference);
+      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 50, filter: [want.property] });
+      const result = byId(found, want.property);
+      await expectCaughtAndReproduced(result, want.rules, want.steps, factory, reference);
+    });
+  }
+});
