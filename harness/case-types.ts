@@ -92,7 +92,7 @@ export type Action =
   | { annotate_reward: { turn: TurnRef; reward: number | null; as?: string } }
   | {
       mutate: {
-        target: 'call' | 'turn';
+        target: 'call' | 'turn' | 'delete';
         cantrip?: string;
         system_prompt?: string;
         turn?: TurnRef;

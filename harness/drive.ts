@@ -215,7 +215,9 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
       }
       case 'mutate': {
         const result =
-          body.target === 'call'
+          body.target === 'delete'
+            ? await adapter.mutate({ target: 'delete', turn_id: turnId(body.turn as TurnRef) })
+            : body.target === 'call'
             ? await adapter.mutate({ target: 'call', cantrip: cantrip(body.cantrip as string | undefined), system_prompt: (body.system_prompt as string | undefined) ?? 'changed' })
             : await adapter.mutate({
                 target: 'turn',

@@ -14,7 +14,7 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'swallows-gate-errors': { cases: ['gate-failure-returns-as-observation', 'circle5-failure-then-recovery'], rules: ['CIRCLE-5'] },
   'off-by-one-max-turns': { cases: ['max-turns-truncates-the-cast', 'truncated-cast-gets-a-summary', 'ward1-child-turn-cap-is-the-smaller'], rules: ['LOOP-4', 'CIRCLE-2', 'WARD-1'] },
   'drops-usage': { cases: ['usage-tracked-per-turn-and-per-entity', 'loop4-token-budget-ward'], rules: ['PROD-3', 'LOOM-9'] },
-  'mutates-past-turns': { cases: ['stored-turn-cannot-be-edited'], rules: ['LOOM-3'] },
+  'mutates-past-turns': { cases: ['stored-turn-cannot-be-edited', 'loom3-stored-turn-cannot-be-deleted'], rules: ['LOOM-3'] },
   'intent-not-first': { cases: ['system-prompt-leads-every-request', 'intent2-intent-is-first-user-message-after-system'], rules: ['INTENT-2'] },
   'system-prompt-dropped-after-first-turn': { cases: ['system-prompt-leads-every-request', 'gates-presented-on-every-query'], rules: ['CALL-2'] },
   'text-ends-loop-despite-require-done': { cases: ['require-done-text-reply-continues'], rules: ['LOOP-6'] },

@@ -250,7 +250,9 @@ export type Result<T> = { ok: true; value: T } | { ok: false; error: CodedError 
 export type MutationAttempt =
   | { target: 'call'; cantrip: string; system_prompt: string }
   | { target: 'turn'; turn_id: string; field: string; value: unknown }
-  | { target: 'reward'; turn_id: string; reward: number | null };
+  | { target: 'reward'; turn_id: string; reward: number | null }
+  /** LOOM-3 forbids deleting a stored turn as well as changing it. */
+  | { target: 'delete'; turn_id: string };
 
 /** The operations an implementation offers the harness. */
 export interface Adapter {

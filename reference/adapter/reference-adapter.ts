@@ -118,6 +118,8 @@ function mutate(change: MutationAttempt, cantrips: Map<string, Cantrip>, loom: L
     throw new CantripError('call_immutable', 'the call cannot change after construction');
   }
   const stored = loom.get(change.turn_id);
+  // LOOM-3: the loom offers no way to remove a turn, so a deletion is refused with the turn still there.
+  if (change.target === 'delete') throw new CantripError('loom_append_only', `turn '${stored.id}' cannot be deleted`);
   try {
     (stored as unknown as Record<string, unknown>)[change.field] = change.value;
   } catch {
