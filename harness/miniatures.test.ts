@@ -24,6 +24,16 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'child-inherits-parent-history': { cases: ['comp4-child-history-stays-out-of-parent', 'child-starts-without-parent-history'], rules: ['COMP-4'] },
   'batch-results-in-completion-order': { cases: ['comp3-batch-results-in-request-order'], rules: ['COMP-3'] },
   'child-gets-every-parent-gate': { cases: ['comp1-child-offered-only-requested-gates', 'comp1-gate-parent-lacks-not-granted'], rules: ['COMP-1'] },
+  'skipped-calls-left-unanswered': { cases: ['circle4-every-call-answered-in-a-later-send'], rules: ['CIRCLE-4'] },
+  'child-data-before-intent': { cases: ['comp4-child-with-context-sees-its-intent-first'], rules: ['INTENT-2', 'COMP-4'] },
+  'forcing-not-simulated': { cases: ['crystal5-required-tool-use-simulated-for-a-crystal-that-cannot-force'], rules: ['CRYSTAL-5'] },
+  'child-escapes-token-budget': { cases: ['ward1-child-token-budget-no-looser-than-parent'], rules: ['WARD-1'] },
+  'declared-gate-schema-replaced': { cases: ['circle11-declared-gate-schema-presented-and-fixed-result-observed'], rules: ['CIRCLE-11'] },
+  'null-tool-calls-rejected': { cases: ['crystal6-null-tool-calls-read-as-none'], rules: ['CRYSTAL-6'] },
+  'batch-gate-survives-depth-limit': { cases: ['comp6-child-at-the-depth-limit-has-no-batch-gate'], rules: ['COMP-6'] },
+  'later-requests-drop-the-send-intent': { cases: ['intent2-later-send-intent-on-every-request-of-that-send'], rules: ['INTENT-2'] },
+  'turn-duration-excludes-crystal-wait': { cases: ['loom9-duration-covers-slow-crystal'], rules: ['LOOM-9'] },
+  'batch-children-outlive-parent': { cases: ['comp9-parent-timeout-stops-every-batch-child'], rules: ['COMP-9'] },
 };
 
 /** Cases about delegation in a conversation circle: the variant declares composition, so all of them must run and pass (or be skipped for a ward it does not declare). */
