@@ -102,7 +102,9 @@ export type Action =
       };
     }
   | { thread: { leaf: TurnRef; as?: string } }
-  | { snapshot_loom: { as: string } };
+  | { snapshot_loom: { as: string } }
+  /** With `persistence`: the implementation drops its memory and reads its loom back (a restart). */
+  | { reopen: { as?: string } };
 
 export type Verb = keyof UnionToIntersection<Action>;
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;

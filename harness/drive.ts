@@ -233,6 +233,11 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
         store(name, result, (v) => (record.threads[name] = v.turns));
         return;
       }
+      case 'reopen': {
+        if (!adapter.reopen) throw new Stop('the adapter has no reopen() although it declares persistence');
+        store(name, await adapter.reopen(), () => (record.mutations[name] = {}));
+        return;
+      }
       case 'snapshot_loom': {
         const turns = await readLoom();
         if (turns) record.snapshots[name] = jsonCopy(turns);

@@ -137,7 +137,7 @@ function crossCheck(cases: Case[]): Problem[] {
   return problems;
 }
 
-const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom'] as const;
+const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen'] as const;
 
 function checkActions(act: Action[], at: string): Problem[] {
   const problems: Problem[] = [];

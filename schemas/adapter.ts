@@ -38,6 +38,8 @@ export const FEATURES = [
   'providers',
   // ENTITY-2 lets the caller provide an entity id; accepting one is optional.
   'caller-entity-id',
+  // A durable loom that can be read back after a restart (`reopen`): LOOM-1, LOOM-3.
+  'persistence',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -275,5 +277,12 @@ export interface Adapter {
   /** The root-to-leaf path ending at `leaf_turn_id` (LOOM-10). */
   thread(leaf_turn_id: string): Promise<Result<{ turns: Turn[] }>>;
   mutate(attempt: MutationAttempt): Promise<Result<Record<string, never>>>;
+  /**
+   * With `persistence`: drop everything held in memory and read the loom back from durable storage,
+   * as a restarted process would. Cantrips stay (they are configuration, and keep their handles);
+   * invoked entities are gone; turns read back must equal the turns before, and a fork from any of
+   * them must work (LOOM-1: turns are never lost; LOOM-3).
+   */
+  reopen?(): Promise<Result<Record<string, never>>>;
   dispose(): Promise<void>;
 }

@@ -100,6 +100,10 @@ export class JsonRpcAdapter implements Adapter {
     return this.call('mutate', attempt as unknown as Params);
   }
 
+  reopen(): Promise<Result<Record<string, never>>> {
+    return this.call('reopen', {});
+  }
+
   /** Ends the session: a clean end parks the process for the next session, anything else stops it. Bounded; never throws. */
   async dispose(): Promise<void> {
     if (this.disposing) return;

@@ -1,10 +1,14 @@
-import type { Adapter, CastOutcome, Description, MutationAttempt, Result } from '../../schemas/index.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Adapter, CantripSetup, CastOutcome, Description, Host, MutationAttempt, Result } from '../../schemas/index.ts';
 import { OPTIONAL_WARDS, PROTOCOL_VERSION } from '../../schemas/index.ts';
 import { CODE_ARGUMENT, CODE_TOOL } from '../circle/medium/code/presentation.ts';
 import type { Cantrip } from '../entity/cantrip.ts';
 import type { Entity } from '../entity/entity.ts';
 import type { CastResult } from '../entity/loop.ts';
 import { CantripError } from '../errors.ts';
+import { JsonlStorage } from '../loom/jsonl-storage.ts';
 import { Loom } from '../loom/loom.ts';
 import { buildCantrip } from './setup.ts';
 
@@ -14,12 +18,18 @@ import { buildCantrip } from './setup.ts';
  *
  * Everything here is translation: case setups into cantrips, results into outcomes, and
  * {@link CantripError} codes into `{ ok: false, error }`. All cantrips of one adapter share one loom,
- * so a case sees one tree (LOOM-12).
+ * so a case sees one tree (LOOM-12). The loom is a JSONL file in a directory of the adapter's own, so
+ * `reopen` can read it back as a restarted process would (LOOM-1).
  */
 export function createReferenceAdapter(): Adapter {
-  const loom = new Loom();
+  const directory = mkdtempSync(join(tmpdir(), 'cantrip-loom-'));
+  const file = join(directory, 'loom.jsonl');
+  let storage = new JsonlStorage(file);
+  let loom = new Loom(storage);
   const cantrips = new Map<string, Cantrip>();
   const entities = new Map<string, Entity>();
+  /** What each cantrip was built from, to build it again over a reopened loom. */
+  const built = new Map<string, { setup: CantripSetup; host: Host }>();
 
   return {
     async describe(): Promise<Description> {
@@ -28,7 +38,7 @@ export function createReferenceAdapter(): Adapter {
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence'],
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
         fork_strategies: ['snapshot', 'replay'],
         // Every ward kind the kit knows is enforced (reference/circle/wards.ts).
@@ -40,6 +50,7 @@ export function createReferenceAdapter(): Adapter {
       attempt(async () => {
         const cantrip = buildCantrip(setup, host, loom);
         cantrips.set(cantrip.id, cantrip);
+        built.set(cantrip.id, { setup: structuredClone(setup), host });
         return { cantrip: cantrip.id };
       }),
 
@@ -90,10 +101,24 @@ export function createReferenceAdapter(): Adapter {
 
     mutate: (change) => attempt(async () => mutate(change, cantrips, loom)),
 
+    /** A restart: memory goes, the file stays; cantrips come back with their ids over the reloaded loom. */
+    reopen: () =>
+      attempt(async () => {
+        for (const entity of entities.values()) entity.dispose();
+        entities.clear();
+        storage.close();
+        storage = new JsonlStorage(file);
+        loom = new Loom(storage);
+        for (const [id, { setup, host }] of built) cantrips.set(id, buildCantrip(setup, host, loom, id));
+        return {};
+      }),
+
     async dispose() {
       for (const entity of entities.values()) entity.dispose();
       entities.clear();
       cantrips.clear();
+      storage.close();
+      rmSync(directory, { recursive: true, force: true });
     },
   };
 }

@@ -23,7 +23,7 @@ import { requireToolUse } from '../crystal/providers/tool-choice.ts';
  * constructors. Test gates and crystals are bridged to the harness through `host`; everything else is
  * the reference's own (done, composition and file gates, the mediums, the loom, retries).
  */
-export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantrip {
+export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: string): Cantrip {
   if (!setup.crystal) throw new CantripError('missing_crystal', 'the setup names no crystal');
   if (!setup.call) throw new CantripError('missing_call', 'the setup has no call');
   if (!setup.circle) throw new CantripError('missing_circle', 'the setup has no circle');
@@ -40,6 +40,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom): Cantr
   };
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
+    ...(id === undefined ? {} : { id }),
     crystal: simulateForcing(withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }), setup.crystal.forces_tool_use),
     call: toCall(setup.call),
     circle: createCircle({

@@ -72,6 +72,10 @@ export function serveAdapter(createAdapter: () => Adapter, options: ServeOptions
       loom: () => current().loom(),
       thread: (params) => current().thread(params.leaf_turn_id as string),
       mutate: (params) => current().mutate(params as unknown as MutationAttempt),
+      reopen: async () => {
+        const adapter = current();
+        return adapter.reopen ? adapter.reopen() : { ok: false, error: { message: 'this implementation has no durable loom to reopen' } };
+      },
       dispose: async () => {
         const ending = session;
         session = undefined;

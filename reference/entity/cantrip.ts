@@ -38,6 +38,11 @@ export interface CantripOptions {
   folding?: FoldingOptions;
   /** Scrubs secrets from what the entity observes (the loom's own `redact` option covers exports). */
   redact?: Redactor;
+  /**
+   * The id of a cantrip rebuilt over a loom that already holds its turns (after a restart): its call
+   * turn is then found in the loom rather than stored a second time (CALL-4).
+   */
+  id?: string;
 }
 
 /** A cantrip: a reusable value binding a crystal to a circle through a call (CANTRIP-1, CANTRIP-2). */
@@ -80,11 +85,11 @@ export function createCantrip(options: CantripOptions): Cantrip {
   if (!hasTruncationWard(options.circle.wards)) {
     throw new CantripError('missing_truncation_ward', 'the circle needs a max_turns or timeout ward');
   }
-  const id = `cantrip_${randomUUID()}`;
+  const id = options.id ?? `cantrip_${randomUUID()}`;
   const loom = options.loom ?? new Loom();
   // Retries (PROD-2) belong to the crystal: wrap it with `withRetry` (providers do) so the loop sees one query.
   const crystal = options.crystal;
-  let storedCallTurn: Turn | undefined;
+  let storedCallTurn: Turn | undefined = options.id === undefined ? undefined : loom.turns().find((turn) => turn.role === 'call' && turn.cantrip_id === options.id);
 
   /**
    * CALL-4: the call is stored once, as the root every thread of this cantrip starts from. A child

@@ -62,6 +62,7 @@ const MUTANTS: Mutant[] = [
   { id: 'child-free-of-token-budget', rule: 'WARD-1', file: 'reference/composition/spawn.ts', find: 'const wards = composeWards(parentCircle.wards, {', replace: 'const wards = composeWards({ ...parentCircle.wards, maxTokens: undefined }, {', tests: ['harness/reference.test.ts'], filter: 'ward1-child-token-budget-no-looser-than-parent' },
   { id: 'failed-gates-not-streamed', rule: 'CIRCLE-5', file: 'reference/entity/loop.ts', find: "for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result'", replace: "for (const record of action.gateCalls) if (record.ok) emit(entity.cantrip.onEvent, { type: 'gate_result'", tests: ['harness/reference.test.ts'], filter: 'streaming-one-result-event-per-gate-call' },
   { id: 'fold-drops-the-intent', rule: 'LOOP-5', file: 'reference/entity/working-context.ts', find: 'const pinned = this.#intentIndex !== undefined && this.#intentIndex < until ? [this.#log[this.#intentIndex]!] : [];', replace: 'const pinned: never[] = [];', tests: ['harness/reference.test.ts'], filter: 'fold-triggers-and-marks-summary' },
+  { id: 'reopen-forgets-the-loom', rule: 'LOOM-1', file: 'reference/adapter/reference-adapter.ts', find: 'storage = new JsonlStorage(file);\n        loom = new Loom(storage);', replace: "storage = new JsonlStorage(`${file}.fresh`);\n        loom = new Loom(storage);", tests: ['harness/reference.test.ts'], filter: 'loom1-turns-survive-a-restart' },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
