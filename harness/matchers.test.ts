@@ -29,6 +29,9 @@ const TABLE: [Matcher, unknown, unknown][] = [
   [{ schema: 'usage' }, { prompt: 1, completion: 2, cached: 0 }, { prompt: -1 }],
   [{ any_of: [{ equals: 1 }, { equals: 2 }] }, 2, 3],
   [{ contains_text_at: 'marker' }, ['x', 'a [M] b'], ['x']],
+  [{ some: { equals: 2 } }, [1, 2], [1, 3]],
+  [{ none: { equals: 2 } }, [1, 3], [1, 2]],
+  [{ length: { at_least: 2 } }, [1, 2, 3], [1]],
 ];
 
 describe('matchers', () => {

@@ -89,7 +89,7 @@ describe('code circles (§4.1, §4.7)', () => {
       [{ tool_calls: [gateCall('js', { code: 'done("A")' })] }, { tool_calls: [gateCall('js', { code: 'done("B")' })] }, { tool_calls: [gateCall('js', { code: 'done("C")' })] }],
       'child',
     );
-    const program = 'const one = call_entity({ intent: "first" }); const many = call_entity_batch([{ intent: "second" }, { intent: "third" }]); done([one, many.map(r => r.result)])';
+    const program = 'const one = call_entity({ intent: "first" }); const many = call_entity_batch([{ intent: "second" }, { intent: "third" }]); done([one, many])';
     const { cantrip } = codeCantrip([code(program)], { child });
     const result = await cantrip.cast('delegate');
     expect(result.result).toEqual(['A', ['B', 'C']]);
