@@ -152,8 +152,12 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
       case 'construct': {
         const setup = structuredClone(prepared.setup);
         if (typeof body.crystal === 'string') {
-          const window = c.crystals?.[body.crystal]?.context_window;
-          setup.crystal = { name: body.crystal, ...(window !== undefined && { context_window: window }) };
+          const declared = c.crystals?.[body.crystal];
+          setup.crystal = {
+            name: body.crystal,
+            ...(declared?.context_window !== undefined && { context_window: declared.context_window }),
+            ...(declared?.forces_tool_use !== undefined && { forces_tool_use: declared.forces_tool_use }),
+          };
         }
         const result = await adapter.construct(setup, host);
         store(name, result, (v) => (record.cantrips[name] = v.cantrip));
@@ -234,7 +238,7 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
         return;
       }
       case 'reopen': {
-        if (!adapter.reopen) throw new Stop('the adapter has no reopen() although it declares persistence');
+        if (!adapter.reopen) throw new Stop('the adapter offers no reopen() (an in-process adapter declaring persistence must have it)');
         store(name, await adapter.reopen(), () => (record.mutations[name] = {}));
         return;
       }

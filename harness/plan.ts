@@ -51,6 +51,8 @@ export function planCases(cases: readonly LoadedCase[], description: Description
     .map((c) => {
       const missing = (c.requires ?? []).filter((f) => !features.has(f));
       if (choosesEntityIds(c) && !features.has('caller-entity-id')) missing.push('caller-entity-id');
+      // A restart needs a durable loom, whether or not the case lists the feature.
+      if (c.act.some((a) => 'reopen' in a) && !features.has('persistence') && !missing.includes('persistence')) missing.push('persistence');
       if (missing.length > 0) return { case: c, skip: `feature not declared: ${missing.join(', ')}` };
       const wards = new Set<string>(description.wards ?? []);
       const undeclared = optionalWards(c).filter((w) => !wards.has(w));
