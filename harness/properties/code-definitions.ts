@@ -16,7 +16,7 @@ import type { Expectation } from '../case-types.ts';
 import { CRYSTAL } from './build-case.ts';
 import type { CodePlan } from './code-model.ts';
 import type { PropertyDefinition } from './definitions.ts';
-import { BUILT, none, x } from './property-helpers.ts';
+import { BUILT, none, tagged, x } from './property-helpers.ts';
 
 const cast = 'loom.cast(first)';
 
@@ -76,10 +76,13 @@ const recordsInOrder: PropertyDefinition<CodePlan> = {
     p.turns.forEach((t, k) => {
       const at = `${cast}[${k}].gate_calls`;
       if (t.records.length === 0) {
-        checks.push(x(at, { length: 0 }));
+        checks.push(...tagged(['CIRCLE-7'], x(at, { length: 0 })));
         return;
       }
-      checks.push(x(`${at}[*].gate`, { equals: t.records.map((r) => r.gate) }), x(`${at}[*].ok`, { equals: t.records.map((r) => r.ok) }));
+      // CIRCLE-7: the calls' records in call order; CIRCLE-5: a failing gate's record says it failed.
+      checks.push(...tagged(['CIRCLE-7'], x(`${at}[*].gate`, { equals: t.records.map((r) => r.gate) })));
+      if (t.records.some((r) => r.gate === 'fail')) checks.push(...tagged(['CIRCLE-5'], x(`${at}[gate=fail][*].ok`, { every: { equals: false } })));
+      for (const gate of ['echo', 'done'] as const) if (t.records.some((r) => r.gate === gate)) checks.push(...tagged(['CIRCLE-7'], x(`${at}[gate=${gate}][*].ok`, { every: { equals: true } })));
     });
     return { checks, assumes: [BUILT, ...openBefore(p), ...valueChecks(p)] };
   },

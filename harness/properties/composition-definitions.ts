@@ -8,19 +8,21 @@
  * turn, present or not), never through fields the spec does not define on a turn.
  *
  * Class of false failure these guard against: a check over child requests or child turns says nothing
- * when no child ran (an `every` over nothing fails), so each property assumes what it needs to have
- * happened: some child queried its crystal, each child that must run did (its intent arrived), the
- * child requests carry tool definitions, no done answer was refused as an argument (a refusal changes
- * how long a child runs, which is not any of these rules' business), and each child request starts with
- * a child's own intent (else `by_intent` cannot serve its script; a child given its parent's history is
- * COMP-4's business). Further assumptions are named where they are made.
+ * when no child ran (an `every` over nothing fails), and a child that ran otherwise than modelled for a
+ * reason outside a property's rule (its done answer refused as an argument, its done ignored, its
+ * requests led by something else than its intent) says nothing about that rule either. So each property
+ * assumes what it needs to have happened, and only that: some child queried its crystal, each child
+ * that must run did, the child requests carry tool definitions and start with a child's own intent
+ * (else `by_intent` cannot serve its script; a child given its parent's history is COMP-4's business),
+ * every query was answered from the script, no done answer was refused, no child was cut off or made a
+ * query after its outcome unless the model cuts it off. A property whose rule is about the children
+ * running at all (COMP-2) does not assume that they ran.
  */
 import type { Expectation } from '../case-types.ts';
 import { CHILD_CRYSTAL } from './composition-case.ts';
 import { PARENT_INTENT, PARENT_NOTE, type CompositionPlan, type PlannedChild } from './composition-model.ts';
-import { LACKING_GATE, PARENT_TEST_GATES } from './composition-scenario.ts';
 import type { PropertyDefinition } from './definitions.ts';
-import { BUILT, none, x } from './property-helpers.ts';
+import { BUILT, none, tagged, x } from './property-helpers.ts';
 
 const requests = `requests.${CHILD_CRYSTAL}`;
 const parentTurns = 'loom.cast(first)';
@@ -50,23 +52,27 @@ const toolsShown = x(`${requests}[*].tools[0]`, { every: { present: true } });
  * short by a wrong cap is WARD-1's business; a delegation that never ran a child leaves nothing
  * truncated, so it still counts against the properties that need the child's result.
  */
-const notCutShort = (p: CompositionPlan): Expectation => x(`loom.turns[truncated=true][${p.children.filter((c) => c.truncatedByCap || c.invalidServed).length}]`, { absent: true });
+const notCutShort = (p: CompositionPlan): Expectation => x('loom.turns[truncated=true]', { length: { at_most: p.children.filter((c) => c.truncatedByCap || c.invalidServed).length } });
+/**
+ * Only a child the model cuts off by its cap made a query after its outcome was decided (the summary
+ * LOOP-4 lets an implementation ask for, one each at most). A child that ran on past its done on the
+ * last turn its cap allows asks one too; that is LOOP-3's business, not its cap's.
+ */
+const summariesOnly = (p: CompositionPlan): Expectation =>
+  x(`after_outcome.${CHILD_CRYSTAL}`, { any_of: [{ absent: true }, { length: { at_most: p.children.filter((c) => c.truncatedByCap).length } }] });
 /** No done call anywhere was refused (an answer its tool definition does not take). */
 const noDoneRefused = x('loom.turns[*].gate_calls', { every: { not_contains: { gate: 'done', ok: false } } });
 
 /**
- * A check over every child request, written so that the printed case holds on each reading of an open
+ * Checks over every child request, written so that the printed case holds on each reading of an open
  * choice. When every child surely runs, `every` over `requests.child` (which fails on no requests).
- * When a child only maybe runs (it asked for a gate its parent lacks: refused, or run without it), one
- * check per possible request index, each of a path that finds nothing both when that request does not
- * exist and when it has nothing forbidden, so the case passes on an implementation that refuses.
+ * When a child only maybe runs (it asked for a gate its parent lacks: refused, or run without it), each
+ * check also accepts that no child request exists, so the case passes on an implementation that refuses.
  */
-const overRequests = (p: CompositionPlan, all: Expectation[], each: (at: string) => Expectation[]): Expectation[] => {
-  if (p.children.every((c) => c.runs === 'yes')) return all;
-  const most = p.children.reduce((n, c) => n + c.script.length + 1, 0);
-  return Array.from({ length: most }, (_, k) => each(`${requests}[${k}]`)).flat();
+const overRequests = (p: CompositionPlan, checks: Expectation[]): Expectation[] => {
+  if (p.children.every((c) => c.runs === 'yes')) return checks;
+  return checks.map(({ path, ...matcher }) => ({ path, any_of: [{ absent: true as const }, matcher] }));
 };
-const nothing = (path: string): Expectation => x(`${path}[0]`, { absent: true });
 
 /**
  * COMP-4: a child has a context of its own and does not take over its parent's conversation history
@@ -82,19 +88,14 @@ const childContextIsOwn: PropertyDefinition<CompositionPlan> = {
   requires: ['composition'],
   invariants: [],
   expectations: (p) => {
-    const before = p.scenario.before;
-    const all = [x(`${requests}[*].messages`, { every: { not_contains: { role: 'user', content: PARENT_INTENT } } })];
-    if (before) {
-      all.push(
+    const checks = [x(`${requests}[*].messages`, { every: { not_contains: { role: 'user', content: PARENT_INTENT } } })];
+    if (p.scenario.before) {
+      checks.push(
         x(`${requests}[*].messages`, { every: { not_contains: { role: 'tool', tool_call_id: PARENT_NOTE.id } } }),
         x(`${requests}[*].messages`, { every: { not_contains: { content: PARENT_NOTE.text } } }),
       );
     }
-    const each = (at: string): Expectation[] => [
-      nothing(`${at}.messages[role=user][content=${PARENT_INTENT}]`),
-      ...(before ? [nothing(`${at}.messages[tool_call_id=${PARENT_NOTE.id}]`), nothing(`${at}.messages[content=${PARENT_NOTE.text}]`)] : []),
-    ];
-    return { checks: overRequests(p, all, each), assumes: [BUILT, someRan] };
+    return { checks: overRequests(p, checks), assumes: [BUILT, someRan] };
   },
 };
 
@@ -112,9 +113,8 @@ const noDelegationAtDepthZero: PropertyDefinition<CompositionPlan> = {
   invariants: [],
   expectations: (p) => {
     const names = `${requests}[*].tools[*].name`;
-    const all = [x(names, { every: { not_contains: 'call_entity' } }), x(names, { every: { not_contains: 'call_entity_batch' } })];
-    const each = (at: string): Expectation[] => [nothing(`${at}.tools[name=call_entity]`), nothing(`${at}.tools[name=call_entity_batch]`)];
-    return { checks: overRequests(p, all, each), assumes: [BUILT, someRan, toolsShown] };
+    const checks = [x(names, { every: { not_contains: 'call_entity' } }), x(names, { every: { not_contains: 'call_entity_batch' } })];
+    return { checks: overRequests(p, checks), assumes: [BUILT, someRan, toolsShown] };
   },
 };
 
@@ -122,8 +122,7 @@ const noDelegationAtDepthZero: PropertyDefinition<CompositionPlan> = {
  * COMP-1: a child's circle is a subset of its parent's; no gate the parent lacks can be granted. So
  * every tool a child request offers is one of the parent's gates (done, its test gates, the delegation
  * gates, whose removal is COMP-6's business), whatever the child asked for: asking for a gate the parent
- * lacks may be refused or the child may run without it, but it never gets it (when the child only
- * maybe runs, the gates the parent lacks are looked for by name). Which of the parent's gates a child
+ * lacks may be refused or the child may run without it, but it never gets it. Which of the parent's gates a child
  * gets when it asks for some, or for none, the spec does not say, and is not checked.
  */
 const childGatesAreASubset: PropertyDefinition<CompositionPlan> = {
@@ -135,10 +134,7 @@ const childGatesAreASubset: PropertyDefinition<CompositionPlan> = {
   invariants: [],
   expectations: (p) => {
     const allowed = ['done', ...p.parentGates, 'call_entity', 'call_entity_batch'];
-    const lacking = [LACKING_GATE, ...PARENT_TEST_GATES.filter((g) => !p.parentGates.includes(g))];
-    const all = [x(`${requests}[*].tools[*].name`, { every: { every: { one_of: allowed } } })];
-    const each = (at: string): Expectation[] => lacking.map((g) => nothing(`${at}.tools[name=${g}]`));
-    return { checks: overRequests(p, all, each), assumes: [BUILT, someRan, toolsShown] };
+    return { checks: overRequests(p, [x(`${requests}[*].tools[*].name`, { every: { every: { one_of: allowed } } })]), assumes: [BUILT, someRan, toolsShown] };
   },
 };
 
@@ -163,14 +159,15 @@ const childTurnCap: PropertyDefinition<CompositionPlan> = {
     // Queries, and turns: a query past the cap may be answered as a summary request (kept out of
     // `requests`), so a child that takes one more turn than its cap shows in the loom.
     const checks = [x(requests, { length: childTurns }), x('loom.turns[role=crystal]', { length: p.parentTurns + childTurns })];
-    return { checks, assumes: [BUILT, ...routed(p), ...eachRan(p), noDoneRefused, x(parentTurns, { length: p.parentTurns })] };
+    return { checks, assumes: [BUILT, ...routed(p), ...eachRan(p), servedOnly, noDoneRefused, summariesOnly(p), x(parentTurns, { length: p.parentTurns })] };
   },
 };
 
 /**
  * COMP-8, COMP-2. COMP-2: the parent waits for the child and gets the child's result back as the gate's
  * return value. COMP-8: a child that fails hands its error to the parent as the gate result, and the
- * parent is not ended by it. So the parent's own cast always goes on to its done; a single child that
+ * parent is not ended by it. So the parent's cast always goes on to the turn that calls its own done
+ * (how it ends there is LOOP-3's and CIRCLE-8's business); a single child that
  * called done is the gate's result, one whose crystal failed is a failed gate call; a batch returns one
  * entry per child holding every answer given with done (compared as a set here, their order is COMP-3's).
  * The result for a child cut off by its cap or ended by a text reply, and how a failed child shows in
@@ -182,21 +179,25 @@ const childFailureReturns: PropertyDefinition<CompositionPlan> = {
   id: 'child-failure-returns-to-parent',
   rules: ['COMP-8', 'COMP-2'],
   level: 'MUST',
-  title: "a child's done answer, or its error when its crystal failed, is the parent's gate result, and the parent still ends with its own done",
+  title: "a child's done answer, or its error when its crystal failed, is the parent's gate result, and the parent still goes on to its own done",
   requires: ['composition'],
   invariants: [],
   expectations: (p) => {
     const at = spawnRecord(p);
-    const checks = [x('outcomes.first.status', { equals: 'terminated' }), x('outcomes.first.result', { equals: p.scenario.answer }), x(parentTurns, { length: p.parentTurns })];
+    // COMP-8: the parent goes on to the turn that calls its own done, whatever its children did (how
+    // its cast ends there is LOOP-3's and CIRCLE-8's business).
+    const checks = tagged(['COMP-8'], x(`${parentTurns}[${p.parentTurns - 1}]`, { present: true }));
     if (p.gate === 'call_entity') {
       const [kid] = p.children;
-      if (kid?.answer.kind === 'answer') checks.push(x(`${at}.ok`, { equals: true }), x(`${at}.result`, { equals: kid.answer.value }));
-      if (kid?.answer.kind === 'failed') checks.push(x(`${at}.ok`, { equals: false }));
+      if (kid?.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), x(`${at}.result`, { equals: kid.answer.value })));
+      if (kid?.answer.kind === 'failed') checks.push(...tagged(['COMP-8'], x(`${at}.ok`, { equals: false })));
     } else {
-      checks.push(x(`${at}.ok`, { equals: true }), x(`${at}.result`, { length: p.children.length }));
-      for (const c of p.children) if (c.answer.kind === 'answer') checks.push(x(`${at}.result`, { contains: c.answer.value }));
+      // One successful call whose result holds an entry per child, failed ones included (COMP-8: a
+      // child's failure is a result, not the end of the call), and every done answer (COMP-2).
+      checks.push(...tagged(['COMP-2', 'COMP-8'], x(`${at}.ok`, { equals: true }), x(`${at}.result`, { length: p.children.length })));
+      for (const c of p.children) if (c.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.result`, { contains: c.answer.value })));
     }
-    return { checks, assumes: [BUILT, servedOnly, noDoneRefused, notCutShort(p)] };
+    return { checks, assumes: [BUILT, servedOnly, noDoneRefused, notCutShort(p), summariesOnly(p)] };
   },
 };
 
@@ -221,7 +222,7 @@ const batchInRequestOrder: PropertyDefinition<CompositionPlan> = {
       if (c.answer.kind === 'answer') checks.push(x(`${at}[${k}]`, { equals: c.answer.value }));
     });
     if (checks.length === 0) return none;
-    return { checks, assumes: [BUILT, servedOnly, noDoneRefused, notCutShort(p), ...childFailureReturns.expectations(p).checks] };
+    return { checks, assumes: [BUILT, servedOnly, noDoneRefused, notCutShort(p), summariesOnly(p), ...childFailureReturns.expectations(p).checks] };
   },
 };
 
@@ -250,7 +251,7 @@ const childSubtree: PropertyDefinition<CompositionPlan> = {
     const counts = new Set(p.children.map((c) => c.turns));
     const [only] = [...counts];
     if (counted(p) && counts.size === 1 && only !== undefined) checks.push(x(`${spawned}[*].turns`, { every: { length: only } }));
-    const assumes = [BUILT, someRan, ...routed(p), ...eachRan(p), noDoneRefused, x(parentTurns, { length: p.parentTurns }), ...childTurnCap.expectations(p).checks];
+    const assumes = [BUILT, someRan, ...routed(p), ...eachRan(p), servedOnly, noDoneRefused, summariesOnly(p), x(parentTurns, { length: p.parentTurns }), ...childTurnCap.expectations(p).checks];
     return { checks, assumes };
   },
 };

@@ -10,14 +10,14 @@
  * before generating). Every part shrinks towards the plainest case: one child, done, no option, no delay.
  */
 import fc from 'fast-check';
-import { answer, words } from './scenario.ts';
+import { jsonAnswer, words } from './scenario.ts';
 
 /**
  * A done answer: mostly a string, which every done must take (CIRCLE-8), sometimes any JSON value. An
  * implementation may refuse a non-string answer its tool definition does not take; such scenarios are
  * discarded, so strings keep most scenarios about composition whichever way an implementation reads it.
  */
-const childAnswer: fc.Arbitrary<unknown> = fc.oneof({ arbitrary: fc.string({ maxLength: 12 }), weight: 4 }, { arbitrary: answer, weight: 1 });
+const childAnswer: fc.Arbitrary<unknown> = fc.oneof({ withCrossShrink: true }, { arbitrary: fc.string({ maxLength: 12 }), weight: 4 }, { arbitrary: jsonAnswer, weight: 1 });
 
 /** How a child's script ends. `overrun` keeps calling echo past the child's turn cap. */
 export type ChildEnding =

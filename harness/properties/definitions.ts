@@ -9,7 +9,8 @@
  * script reached this run intact). When an assumption fails the run is discarded for this property,
  * so one defect is reported by the property of its rule rather than by every property downstream of
  * it, and a scenario that never reached a rule's behaviour never counts against that rule. Ambient
- * invariants need no model and always count.
+ * invariants need no model and always count. Where a property names several rules, each check is
+ * tagged with the rules it speaks for (`tagged`), and a failure reports only those.
  *
  * Every check holds for any implementation that follows the spec, on either side of every choice the
  * spec leaves open:
@@ -31,7 +32,7 @@ import type { Feature } from '../../schemas/adapter.ts';
 import type { Expectation, Level } from '../case-types.ts';
 import { CRYSTAL } from './build-case.ts';
 import { portableAnswer, type Plan, type PlannedRun } from './model.ts';
-import { BUILT, none, x, type PropertyExpectations } from './property-helpers.ts';
+import { BUILT, none, tagged, x, type PropertyExpectations } from './property-helpers.ts';
 
 export type { PropertyExpectations };
 
@@ -70,12 +71,22 @@ const shapes = (plan: Plan, run: PlannedRun, through: boolean): Expectation[] =>
 const openUntilLast = (run: PlannedRun, flags: readonly ('terminated' | 'truncated')[]): Expectation[] =>
   run.turns.slice(0, -1).flatMap((_t, k) => flags.map((f) => x(`${turnsOf(run)}[${k}].${f}`, { equals: false })));
 /**
- * Per-run checks for the definite runs, each assuming that the cantrip was built and that the definite
- * runs before it (and with `through`, itself) went as modelled.
+ * Every request's first user message is one of the intents given (INTENT-2, which
+ * `call-and-intent-lead-every-request` checks). The harness tells the runs apart by that message (a
+ * query after a run's outcome is recognised by it, and answered without taking a step of the script),
+ * so with INTENT-2 broken a later run may not get the steps the model gives it.
+ */
+const intentsLead = (plan: Plan): Expectation => {
+  const intents = [...new Set(plan.runs.map((r) => r.intent))];
+  return x(`${requests}[*].messages[role=user][0].content`, { every: { one_of: intents } });
+};
+/**
+ * Per-run checks for the definite runs, each assuming that the cantrip was built, that requests are led
+ * by intents, and that the definite runs before it (and with `through`, itself) went as modelled.
  */
 const perRun = (plan: Plan, check: (run: PlannedRun) => Expectation[] | PropertyExpectations, through = false): PropertyExpectations => {
   const checks: Expectation[] = [];
-  const assumes: Expectation[] = [BUILT];
+  const assumes: Expectation[] = [BUILT, intentsLead(plan)];
   for (const run of plan.runs) {
     if (!run.definite) continue;
     const mine = check(run);
@@ -105,12 +116,13 @@ const doneEndsTheCast: PropertyDefinition = {
     perRun(plan, (run) => {
       if (run.ending.status !== 'terminated' || run.ending.by !== 'done') return [];
       const checks = [
-        x(`outcomes.${run.name}.status`, { equals: 'terminated' }),
-        x(`outcomes.${run.name}.result`, { equals: run.ending.result }),
-        x(turnsOf(run), { length: run.turns.length }),
+        ...tagged(['LOOP-3', 'CIRCLE-8'], x(`outcomes.${run.name}.status`, { equals: 'terminated' }), x(turnsOf(run), { length: run.turns.length })),
+        ...tagged(['CIRCLE-8'], x(`outcomes.${run.name}.result`, { equals: run.ending.result })),
       ];
       const refusable = portableAnswer(run.ending.result) ? [] : doneTaken(run);
-      return { checks, assumes: [...openUntilLast(run, ['terminated', 'truncated']), ...refusable] };
+      // The run reached the turn that calls done (a run refused before it is not LOOP-3's business).
+      const reached = x(`${turnsOf(run)}[${run.ending.at}]`, { present: true });
+      return { checks, assumes: [reached, ...openUntilLast(run, ['terminated', 'truncated']), ...refusable] };
     }),
 };
 
@@ -132,7 +144,8 @@ const textEndsUnlessDoneRequired: PropertyDefinition = {
     perRun(plan, (run) => {
       if (run.ending.status === 'terminated' && run.ending.by === 'text') {
         const checks = [x(turnsOf(run), { length: run.turns.length }), x(`outcomes.${run.name}.status`, { equals: 'terminated' })];
-        return { checks, assumes: openUntilLast(run, ['terminated', 'truncated']) };
+        const reached = x(`${turnsOf(run)}[${run.turns.length - 1}]`, { present: true });
+        return { checks, assumes: [reached, ...openUntilLast(run, ['terminated', 'truncated'])] };
       }
       if (!plan.scenario.require_done) return [];
       // require_done: a text turn is not the end; the run goes on past it unless the cap stops it there.
@@ -175,7 +188,7 @@ const turnLimit: PropertyDefinition = {
       const textLast = run.turns.at(-1)?.step.kind === 'text' ? [x(`${turnsOf(run)}[-1].terminated`, { equals: false })] : [];
       return { checks, assumes: [...openUntilLast(run, ['terminated']), ...textLast] };
     });
-    return { checks: [...bound, ...exact.checks], assumes: exact.assumes.length > 0 ? exact.assumes : [BUILT] };
+    return { checks: [...bound, ...exact.checks], assumes: exact.assumes.length > 0 ? exact.assumes : [BUILT, intentsLead(plan)] };
   },
 };
 
@@ -183,7 +196,8 @@ const turnLimit: PropertyDefinition = {
  * CIRCLE-5, CIRCLE-7. CIRCLE-7: several gate calls in one utterance run in order, each with its own
  * entry in that turn's one observation. CIRCLE-5: a gate that fails comes back as an observation, not
  * swallowed (the record's `ok` is false). So each turn holds one record per call, in call order, each
- * linked to its tool call id, echo's result as given, a failing or unknown gate as ok: false. After done,
+ * linked to its tool call id, echo's result as given (CIRCLE-7), and a failing or unknown gate as
+ * ok: false (CIRCLE-5, checked by its tool call id so that it does not depend on the order). After done,
  * further records MAY exist (LOOP-3), so only the prefix up to done is pinned. Error names are not.
  */
 const gateRecords: PropertyDefinition = {
@@ -200,8 +214,12 @@ const gateRecords: PropertyDefinition = {
         run.turns.flatMap((turn, k) => {
           if (turn.records.length === 0) return [];
           const at = `${turnsOf(run)}[${k}].gate_calls`;
-          if (turn.allCallsRun) return [x(at, { like: turn.records })];
-          return turn.records.map((r, j) => x(`${at}[${j}]`, { like: r }));
+          // CIRCLE-7: one entry per call, in call order, linked to its call; whether a failure reads as
+          // one is CIRCLE-5's, so the `ok` of a failing gate is left to the second check.
+          const entries = turn.records.map(({ ok, ...r }) => (ok ? { ...r, ok } : r));
+          const order = turn.allCallsRun ? [x(at, { like: entries })] : entries.map((r, j) => x(`${at}[${j}]`, { like: r }));
+          const failures = turn.records.filter((r) => !r.ok).map((r) => x(`${at}[tool_call_id=${r.tool_call_id}][0].ok`, { equals: false }));
+          return [...tagged(['CIRCLE-7'], ...order), ...tagged(['CIRCLE-5'], ...failures)];
         }),
       true,
     ),
@@ -227,8 +245,8 @@ const usage: PropertyDefinition = {
         const out = run.turns.map((t, k) =>
           x(`${turnsOf(run)}[${k}].metadata`, { like: { tokens_prompt: t.usage.prompt, tokens_completion: t.usage.completion, tokens_cached: t.usage.cached } }),
         );
-        if (run.verb !== 'fork') out.push(x(`outcomes.${run.name}.usage`, { equals: run.usageAfter }));
-        return out;
+        const total = run.verb !== 'fork' ? [x(`outcomes.${run.name}.usage`, { equals: run.usageAfter })] : [];
+        return [...tagged(['PROD-3', 'LOOM-9'], ...out), ...tagged(['PROD-3'], ...total)];
       },
       true,
     ),
@@ -249,13 +267,13 @@ const loomRecords: PropertyDefinition = {
   requires: [],
   invariants: ['turn-schema', 'request-schema', 'alternation', 'ids-and-parents', 'terminal-state', 'usage-recorded', 'call-leads', 'intent-first'],
   expectations: (plan) => {
-    const checks = [x('loom.turns[*].id', { unique: true })];
+    const checks = tagged(['LOOM-2'], x('loom.turns[*].id', { unique: true }));
     const definite = plan.runs.filter((r) => r.definite);
     for (const run of definite) {
-      for (let k = 1; k < run.turns.length; k++) checks.push(x(`${turnsOf(run)}[${k}].parent_id`, { same_as: `${turnsOf(run)}[${k - 1}].id` }));
-      checks.push(x(`${turnsOf(run)}[-1].terminated`, { equals: run.ending.status === 'terminated' }), x(`${turnsOf(run)}[-1].truncated`, { equals: run.ending.status === 'truncated' }));
+      for (let k = 1; k < run.turns.length; k++) checks.push(...tagged(['LOOM-2'], x(`${turnsOf(run)}[${k}].parent_id`, { same_as: `${turnsOf(run)}[${k - 1}].id` })));
+      checks.push(...tagged(['LOOM-7'], x(`${turnsOf(run)}[-1].terminated`, { equals: run.ending.status === 'terminated' }), x(`${turnsOf(run)}[-1].truncated`, { equals: run.ending.status === 'truncated' })));
     }
-    return { checks, assumes: [BUILT, ...definite.flatMap(shape)] };
+    return { checks, assumes: [BUILT, intentsLead(plan), ...definite.flatMap(shape)] };
   },
 };
 
@@ -276,11 +294,11 @@ const callAndIntentLead: PropertyDefinition = {
   expectations: (plan) => {
     const prompt = plan.scenario.system_prompt;
     const out: Expectation[] = [];
-    if (prompt !== null) out.push(x(`${requests}[*].messages[0]`, { every: { like: { role: 'system', content: prompt } } }));
+    if (prompt !== null) out.push(...tagged(['CALL-2'], x(`${requests}[*].messages[0]`, { every: { like: { role: 'system', content: prompt } } })));
     const first = plan.runs[0];
-    if (first) out.push(x(`${requests}[0].messages[role=user][0].content`, { equals: first.intent }));
+    if (first) out.push(...tagged(['INTENT-2'], x(`${requests}[0].messages[role=user][0].content`, { equals: first.intent })));
     const intents = [...new Set(plan.runs.map((r) => r.intent))];
-    out.push(x(`${requests}[*].messages[role=user][0].content`, intents.length === 1 ? { every: { equals: intents[0] } } : { every: { one_of: intents } }));
+    out.push(...tagged(['INTENT-2'], x(`${requests}[*].messages[role=user][0].content`, intents.length === 1 ? { every: { equals: intents[0] } } : { every: { one_of: intents } })));
     // Model-free: which request belongs to which run is left to the intent-first invariant.
     return { checks: out, assumes: [BUILT, x(requests, { present: true })] };
   },
@@ -304,11 +322,13 @@ const forkLeavesOriginal: PropertyDefinition = {
     if (!fork || plan.fork === undefined) return none;
     const checks = [x(`loom.entity(${plan.origin})`, { same_as: 'snapshots.before[role=crystal]' })];
     const originals = plan.runs.filter((r) => r.verb !== 'fork');
-    const assumes = [BUILT, ...originals.filter((r) => r.definite).flatMap(shape)];
+    const assumes = [BUILT, intentsLead(plan), ...originals.filter((r) => r.definite).flatMap(shape)];
     if (plan.fork.runsATurn) {
       checks.push(x(`${turnsOf(fork)}[0].parent_id`, { same_as: `snapshots.before[role=crystal][${plan.fork.index}].id` }));
-      // A run the model does not predict may have used up the script, leaving the fork no reply to act on.
-      if (originals.some((r) => !r.definite)) assumes.push(x(`replies.${CRYSTAL}[*].ok`, { every: { equals: true } }));
+      // Every query was answered from the script: a crystal failure (the script used up by a run that
+      // went otherwise than modelled, in the fork or before it) may end the fork as a refused operation,
+      // which leaves no entity to read its turns by; that is not LOOM-4's business.
+      assumes.push(x(`replies.${CRYSTAL}[*].ok`, { every: { equals: true } }));
     }
     return { checks, assumes };
   },

@@ -13,6 +13,7 @@ import { runCase, type AdapterFactory, type CaseResult } from '../run.ts';
 import { buildCase, type CaseHeader } from './build-case.ts';
 import type { PropertyDefinition } from './definitions.ts';
 import type { Plan } from './model.ts';
+import { rulesOf } from './property-helpers.ts';
 
 export interface Evaluation {
   /**
@@ -26,6 +27,8 @@ export interface Evaluation {
   timedOut?: boolean;
   /** The property's expectations that failed. */
   failures: ExpectationResult[];
+  /** The rules those failed expectations speak for (a subset of the property's rules). */
+  rules: string[];
   /** The property's invariants that failed. */
   invariants: InvariantResult[];
 }
@@ -48,6 +51,19 @@ const expectationKey = (e: Expectation): string => {
 /** Writes a plan as a case (`buildCase` for conversation plans). */
 export type CaseBuilder<P> = (plan: P, header: CaseHeader, expect: Expectation[]) => LoadedCase;
 
+/** The rules the failed checks speak for: their tags, or all of the property's rules for an untagged check. */
+function failedRules<P>(property: PropertyDefinition<P>, checks: Expectation[], failures: ExpectationResult[]): string[] {
+  const byKey = new Map<string, readonly string[]>();
+  for (const c of checks) byKey.set(expectationKey(c), [...(byKey.get(expectationKey(c)) ?? []), ...(rulesOf(c) ?? property.rules)]);
+  const rules = new Set(failures.flatMap((f) => byKey.get(failureKey(f)) ?? property.rules));
+  return property.rules.filter((r) => rules.has(r));
+}
+
+/** The checks that speak for any of `rules` (all of them when a check is untagged). */
+export function checksFor<P>(property: PropertyDefinition<P>, checks: Expectation[], rules: readonly string[]): Expectation[] {
+  return checks.filter((c) => (rulesOf(c) ?? property.rules).some((r) => rules.includes(r)));
+}
+
 export class ScenarioRunner<P = Plan> {
   private readonly cache = new Map<string, Promise<CaseResult>>();
   private readonly build: CaseBuilder<P>;
@@ -66,18 +82,18 @@ export class ScenarioRunner<P = Plan> {
   async evaluate(property: PropertyDefinition<P>, plan: P): Promise<Evaluation> {
     const { checks, assumes } = property.expectations(plan);
     const result = await this.run(plan);
-    if (result.status === 'errored') return { status: 'errored', reason: result.reason ?? 'errored', timedOut: result.timed_out === true, failures: [], invariants: [] };
+    if (result.status === 'errored') return { status: 'errored', reason: result.reason ?? 'errored', timedOut: result.timed_out === true, failures: [], rules: [], invariants: [] };
     // The implementation offers no way to express a scripted step (an option its call_entity lacks).
-    if (result.status === 'skipped') return { status: 'inconclusive', reason: result.reason ?? 'the case was skipped', failures: [], invariants: [] };
+    if (result.status === 'skipped') return { status: 'inconclusive', reason: result.reason ?? 'the case was skipped', failures: [], rules: [], invariants: [] };
     const checked = new Set(checks.map(expectationKey));
     const assumed = new Set(assumes.map(expectationKey).filter((k) => !checked.has(k)));
     const invariants = result.invariants.filter((i) => i.status === 'fail' && property.invariants.includes(i.id));
     const unmet = result.failures.find((f) => assumed.has(failureKey(f)));
     // With an assumption unmet, the checks compare against a run the model did not predict.
     const failures = unmet ? [] : result.failures.filter((f) => checked.has(failureKey(f)));
-    if (invariants.length > 0 || failures.length > 0) return { status: 'fail', failures, invariants };
-    if (unmet) return { status: 'inconclusive', reason: `assumption not met: ${unmet.path} ${JSON.stringify(unmet.expected)}${unmet.why ? ` (${unmet.why})` : ''}`, failures: [], invariants: [] };
-    return { status: 'pass', failures: [], invariants: [] };
+    if (invariants.length > 0 || failures.length > 0) return { status: 'fail', failures, rules: failedRules(property, checks, failures), invariants };
+    if (unmet) return { status: 'inconclusive', reason: `assumption not met: ${unmet.path} ${JSON.stringify(unmet.expected)}${unmet.why ? ` (${unmet.why})` : ''}`, failures: [], rules: [], invariants: [] };
+    return { status: 'pass', failures: [], rules: [], invariants: [] };
   }
 
   private run(plan: P): Promise<CaseResult> {

@@ -9,6 +9,7 @@ export * from './composition-scenario.ts';
 export * from './composition-model.ts';
 export * from './composition-case.ts';
 export * from './composition-definitions.ts';
+export * from './composition-probe.ts';
 export * from './code-scenario.ts';
 export * from './code-model.ts';
 export * from './code-case.ts';

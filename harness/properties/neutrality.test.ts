@@ -4,8 +4,12 @@ import { describeAdapter, type AdapterFactory } from '../run.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { PROPERTIES } from './definitions.ts';
+import { buildCompositionCase } from './composition-case.ts';
+import { planComposition } from './composition-model.ts';
+import { probeComposition } from './composition-probe.ts';
+import { ScenarioRunner } from './evaluate.ts';
 import { runProperties, type PropertyResult } from './run-properties.ts';
-import { BROKEN, childrenNeverRun, OTHER_READINGS } from './test-adapters.ts';
+import { BROKEN, childrenNeverRun, noTurnCapOption, OTHER_READINGS } from './test-adapters.ts';
 import { byId, expectCaughtAndReproduced } from './test-support.ts';
 
 const SEED = 20240611;
@@ -49,7 +53,30 @@ describe('class 12: a property never fails on a scenario that did not reach its 
     expect(other.map((r) => [r.id, r.status])).toEqual(other.map((r) => [r.id, 'skipped']));
     for (const r of other) expect([r.runs, r.reason], r.id).toEqual([0, expect.stringMatching(/^no generated scenario applied to it \(\d+ discarded; most often: (assumption not met: requests\.child|the scenario has nothing for this property to check)/)]);
     const comp2 = byId(results, 'child-failure-returns-to-parent');
-    expect([comp2.status, comp2.failed_rules]).toEqual(['fail', ['COMP-8', 'COMP-2']]);
+    expect([comp2.status, comp2.failed_rules]).toEqual(['fail', ['COMP-2']]);
+  });
+});
+
+describe('optional child-request options: only what the implementation takes is drawn', () => {
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+
+  it('the probe reads the options off the presented call_entity tool', async () => {
+    expect((await probeComposition(reference, await describeAdapter(reference))).options).toEqual({ gates: true, max_turns: true });
+    const factory = noTurnCapOption(reference);
+    const probe = await probeComposition(factory, await describeAdapter(factory));
+    expect([probe.options, probe.note]).toEqual([{ gates: true, max_turns: false }, 'call_entity takes gates']);
+  });
+
+  it('WARD-1: a scenario using an option the implementation lacks is discarded with the reason, never failed', async () => {
+    const factory = noTurnCapOption(reference);
+    const property = COMPOSITION_PROPERTIES.find((p) => p.id === 'child-turn-cap-is-the-smaller')!;
+    const runner = new ScenarioRunner(factory, await describeAdapter(factory), [property], 5_000, buildCompositionCase);
+    const plan = planComposition({ batch: false, children: [{ ending: { kind: 'overrun' }, work: 0, gates: null, lacking: false, max_turns: 1, delay_ms: 0 }], counter: false, before: false, max_turns: 3, answer: 'top' });
+    const evaluation = await runner.evaluate(property, plan);
+    expect([evaluation.status, evaluation.reason]).toEqual(['inconclusive', expect.stringContaining("takes no 'max_turns' option")]);
   });
 });
 

@@ -20,7 +20,7 @@ import { compositionSteps, planComposition, type CompositionPlan } from './compo
 import { probeComposition } from './composition-probe.ts';
 import { compositionArbitrary, type CompositionScenario } from './composition-scenario.ts';
 import { PROPERTIES, type PropertyDefinition } from './definitions.ts';
-import { ScenarioRunner, type CaseBuilder, type Evaluation } from './evaluate.ts';
+import { checksFor, ScenarioRunner, type CaseBuilder, type Evaluation } from './evaluate.ts';
 import { plan, type Plan } from './model.ts';
 import { caseYaml } from './reproducer.ts';
 import { scenarioArbitrary, type Scenario } from './scenario.ts';
@@ -68,7 +68,7 @@ export interface PropertyResult {
   duration_ms: number;
   /** Why the property was skipped or errored without a counterexample. */
   reason?: string;
-  /** Rules the counterexample shows broken: the property's own when a check failed, an invariant's when one did. */
+  /** Rules the counterexample shows broken: those its failed checks speak for, and an invariant's when one failed. */
   failed_rules: string[];
   counterexample?: Counterexample;
 }
@@ -230,12 +230,14 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   const [scenario] = details.counterexample;
   const p = family.plan(scenario);
   const evaluation: Evaluation = await runner.evaluate(property, p);
-  const header = { id: `property-${property.id}`, rules: property.rules, description: `shrunk counterexample of property ${property.id} (seed ${seed}): ${property.title}` };
-  const reproducer = family.build(p, header, property.expectations(p).checks);
+  // The printed case checks, and names, only the rules its failed checks speak for.
+  const shown = evaluation.rules.length > 0 ? evaluation.rules : property.rules;
+  const header = { id: `property-${property.id}`, rules: shown, description: `shrunk counterexample of property ${property.id} (seed ${seed}): ${property.title}` };
+  const reproducer = family.build(p, header, checksFor(property, property.expectations(p).checks, shown));
   // The predicate can fail for a reason the re-run no longer shows (a flaky implementation): say so.
   const flaky = evaluation.status === 'pass' || evaluation.status === 'inconclusive';
   const status: PropertyStatus = evaluation.status === 'fail' ? 'fail' : 'errored';
-  const failedRules = new Set(evaluation.failures.length > 0 ? property.rules : []);
+  const failedRules = new Set(evaluation.failures.length > 0 ? evaluation.rules : []);
   for (const i of evaluation.invariants) i.rules.forEach((r) => failedRules.add(r));
   return {
     ...base(property, status, seed, details.numRuns, elapsed, flaky ? 'the counterexample did not fail when run again (the implementation is not deterministic)' : evaluation.reason),

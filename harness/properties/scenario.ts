@@ -41,7 +41,7 @@ export interface Scenario {
   steps: ScenarioStep[];
   /** False: one cast. True: an invoked entity that receives two intents (two sends). */
   sends: boolean;
-  /** Fork from the original entity's turn with this sequence (taken modulo its turn count). */
+  /** Fork from the original entity's turn at this position among its turns (taken modulo the turns of its definite runs). */
   fork: { from: number } | null;
 }
 
@@ -59,11 +59,18 @@ const usage: fc.Arbitrary<StepUsage | null> = fc.option(
   { nil: null, freq: 2 },
 );
 
-/** A done answer: any small JSON value except null (a null answer reads as "no answer" too easily). */
-export const answer: fc.Arbitrary<unknown> = fc
+/** Any small JSON value except null (a null answer reads as "no answer" too easily). */
+export const jsonAnswer: fc.Arbitrary<unknown> = fc
   .jsonValue({ maxDepth: 2 })
   .map((v) => JSON.parse(JSON.stringify(v)) as unknown) // -0 becomes 0, as it will on the wire
   .filter((v) => v !== null && !RISKY_KEY.test(JSON.stringify(v)));
+
+/**
+ * A done answer: a string (an answer every done must take, CIRCLE-8) or any small JSON value (which an
+ * implementation may refuse when its done tool's definition does not take it; such runs are discarded).
+ * Shrinking moves towards a string, so a printed counterexample holds whichever way done reads.
+ */
+export const answer: fc.Arbitrary<unknown> = fc.oneof({ withCrossShrink: true }, { arbitrary: fc.string({ maxLength: 12 }), weight: 1 }, { arbitrary: jsonAnswer, weight: 1 });
 
 // Cross-shrinking lets a shrunk call or step turn into the first, simplest variant when that still
 // fails: a done call (ends the cast at once) and a step with calls.

@@ -423,6 +423,28 @@ const otherChildResults: Wrap = loomRewrite((turns) =>
   }),
 );
 
+/** A query whose reply was invalid leaves no turn (the implementation reports a failed query as a refusal, not a turn). */
+const failedQueriesNotStored: Wrap = loomRewrite((turns) => turns.filter((t) => !(t.role === 'crystal' && t.truncated && t.utterance === '' && t.gate_calls.length === 0)));
+
+/** COMP-1 asks only for a subset: here every child is offered done alone, whatever it asked for. */
+const childrenOfferedDoneOnly: Wrap = bridged(() => ({
+  request: (crystal, r) => (crystal === 'child' ? { ...r, tools: (r.tools ?? []).filter((t) => t.name === 'done') } : r),
+}));
+
+/** Spec 5.1 names no `max_turns` option: a call_entity that takes none (its tool definitions leave it out). */
+const noTurnCapOption: Wrap = bridged(() => ({
+  request: (_crystal, r) => {
+    const strip = (schema: unknown): unknown => {
+      if (!isObject(schema) || !isObject(schema.properties)) return schema;
+      const { max_turns: _gone, ...properties } = schema.properties;
+      const out: Record<string, unknown> = { ...schema, properties };
+      if (isObject(properties.intents) && isObject(properties.intents.items)) out.properties = { ...properties, intents: { ...properties.intents, items: strip(properties.intents.items) } };
+      return out;
+    };
+    return { ...r, tools: r.tools?.map((t) => (t.name.startsWith('call_entity') ? { ...t, parameters: strip(t.parameters) as Record<string, unknown> } : t)) };
+  },
+}));
+
 /** Other readings of open choices (and scenarios that never reach a behaviour), with the families they matter to. */
 export const OTHER_READINGS: { name: string; wrap: Wrap; families: ('conversation' | 'composition' | 'code')[] }[] = [
   { name: 'a turn cap counted per entity (a fork inheriting its path)', wrap: perEntityTurnCap, families: ['conversation'] },
@@ -434,6 +456,9 @@ export const OTHER_READINGS: { name: string; wrap: Wrap; families: ('conversatio
   { name: 'done refusing answers that are not strings', wrap: stringAnswersOnly, families: ['conversation', 'composition'] },
   { name: 'a child asking for a gate its parent lacks run without it', wrap: lackingGateLeftOut, families: ['composition'] },
   { name: 'a cut-off child answering with a summary, failed batch slots null', wrap: otherChildResults, families: ['composition'] },
+  { name: 'a query with an invalid reply stored as no turn', wrap: failedQueriesNotStored, families: ['composition'] },
+  { name: 'children offered done alone, whatever they asked for', wrap: childrenOfferedDoneOnly, families: ['composition'] },
+  { name: 'a call_entity without a max_turns option', wrap: noTurnCapOption, families: ['composition'] },
 ];
 
-export { childrenNeverRun };
+export { childrenNeverRun, noTurnCapOption };
