@@ -34,6 +34,7 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'later-requests-drop-the-send-intent': { cases: ['intent2-later-send-intent-on-every-request-of-that-send'], rules: ['INTENT-2'] },
   'turn-duration-excludes-crystal-wait': { cases: ['loom9-duration-covers-slow-crystal'], rules: ['LOOM-9'] },
   'batch-children-outlive-parent': { cases: ['comp9-parent-timeout-stops-every-batch-child'], rules: ['COMP-9'] },
+  'duplicate-ids-checked-side-by-side': { cases: ['crystal4-duplicate-ids-apart-in-one-reply'], rules: ['CRYSTAL-4'] },
 };
 
 /** Cases about delegation in a conversation circle: the variant declares composition, so all of them must run and pass (or be skipped for a ward it does not declare). */

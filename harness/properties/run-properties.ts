@@ -24,6 +24,7 @@ import { checksFor, ScenarioRunner, type CaseBuilder, type Evaluation } from './
 import { plan, type Plan } from './model.ts';
 import { caseYaml } from './reproducer.ts';
 import { scenarioArbitrary, type Scenario } from './scenario.ts';
+import { buildIdCase, idArbitrary, planIds, TOOL_CALL_ID_PROPERTIES, type IdPlan } from './tool-call-ids.ts';
 
 export const DEFAULT_PROPERTY_RUNS = 50;
 /** Default runs of the code family (when the caller sets none): each case starts a sandbox, so 50 runs would add about 2 s to a run. */
@@ -148,18 +149,28 @@ const code: Family<CodeScenario, CodePlan> = {
   defaultRuns: DEFAULT_CODE_PROPERTY_RUNS,
 };
 
-/** Ids of every property, in report order: the conversation ones, then composition, then code. */
-export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES].map((p) => p.id);
+/** CRYSTAL-4: one reply whose call ids are drawn so that repeats stand anywhere in it. */
+const toolCallIds: Family<string[], IdPlan> = {
+  properties: TOOL_CALL_ID_PROPERTIES,
+  arbitrary: () => idArbitrary,
+  plan: planIds,
+  build: buildIdCase,
+  steps: () => 2,
+};
+
+/** Ids of every property, in report order: the conversation ones, tool-call ids, then composition, then code. */
+export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES].map((p) => p.id);
 
 export async function runProperties(factory: AdapterFactory, description: Description, options: PropertyOptions = {}): Promise<PropertyResult[]> {
   const seed = options.seed ?? randomSeed();
   const runs = options.runs;
   const features = new Set<string>(description.features);
   const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => selectsProperty(p, options.filter ?? [])).length;
-  const total = selected(PROPERTIES) + selected(COMPOSITION_PROPERTIES) + selected(CODE_PROPERTIES);
+  const total = selected(PROPERTIES) + selected(TOOL_CALL_ID_PROPERTIES) + selected(COMPOSITION_PROPERTIES) + selected(CODE_PROPERTIES);
   const results: PropertyResult[] = [];
   const context: FamilyRun = { factory, description, features, seed, runs, options, results, total };
   await runFamily(conversation, context);
+  await runFamily(toolCallIds, context);
   await runFamily(composition, context);
   await runFamily(code, context);
   return results;
