@@ -2,8 +2,9 @@
  * TypeScript shapes of a parsed `tests.yaml` (format_version 1). They mirror
  * `schemas/test-case.schema.json`; docs/INTERPRETING.md says what each key means.
  */
-import type { Feature, WardSetup } from '../schemas/adapter.ts';
+import type { CrystalTransport, Feature, WardSetup } from '../schemas/adapter.ts';
 import type { Hyperparameters } from '../schemas/records.ts';
+import type { ProviderStep } from './crystal-server/index.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter' | 'fixed';
@@ -62,6 +63,8 @@ export interface ScriptStep {
   metadata?: Record<string, unknown>;
   error?: { status?: number; code?: string; message?: string };
   delay_ms?: number;
+  /** How the reply travels over a wire transport (HTTP status, headers, malformed body, stream splits): harness/crystal-server. */
+  provider?: ProviderStep;
   /** Hold the reply until this many queries to the crystal are in flight at once (bounded). */
   await_concurrent?: number;
   raw?: boolean;
@@ -154,6 +157,8 @@ export interface Case {
   rules: string[];
   level: Level;
   requires?: Feature[];
+  /** The crystal transports the case applies to (default: all); others skip it. */
+  transports?: CrystalTransport[];
   description: string;
   timeout_ms?: number;
   setup: CaseSetup;

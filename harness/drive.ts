@@ -3,7 +3,8 @@
  * fill the run record. It never judges; `check.ts` and `invariants.ts` do. Adapter exceptions are
  * left to propagate, so the runner can mark the case errored.
  */
-import type { Adapter, Description, Host, Result } from '../schemas/adapter.ts';
+import type { Adapter, CrystalEndpoint, CrystalTransport, Description, Host, Result } from '../schemas/adapter.ts';
+import { startCrystalServer, type CrystalServer, type WireFormat } from './crystal-server/index.ts';
 import type { Turn } from '../schemas/records.ts';
 import type { Action, LoadedCase, TurnRef, Verb } from './case-types.ts';
 import { jsonCopy } from './equality.ts';
@@ -24,6 +25,8 @@ export interface DriveResult {
   loomAvailable: boolean;
   /** Every crystal query with the index of the action it happened in. */
   queries: QueryRecord[];
+  /** Whether the crystals were served over a wire transport. */
+  wire: boolean;
 }
 
 /** Thrown inside the driver when the case cannot go on; becomes a failing fault. */
@@ -56,22 +59,53 @@ export function topEntity(appended: readonly Turn[], all: readonly Turn[]): stri
   return undefined;
 }
 
-export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description): Promise<DriveResult> {
+/**
+ * `transport`: how the scripted crystals reach the implementation. Over a wire transport the crystal
+ * server serves them on loopback for this case only, and is closed whatever happens.
+ */
+export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description, transport: CrystalTransport = 'callback'): Promise<DriveResult> {
   const files = c.setup.files || c.setup.links ? await materializeFiles(c.setup.files, c.setup.links) : undefined;
   try {
-    return await driveIn(c, adapter, description, files?.dir);
+    return await driveIn(c, adapter, description, files?.dir, transport);
   } finally {
     await files?.cleanup();
   }
 }
 
-async function driveIn(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined): Promise<DriveResult> {
+/** The wire format and streaming of a transport other than the callback. */
+function wireOf(transport: CrystalTransport): { format: WireFormat; stream: boolean } | undefined {
+  if (transport === 'callback') return undefined;
+  return { format: transport.startsWith('anthropic') ? 'anthropic' : 'openai', stream: transport.endsWith('-stream') };
+}
+
+async function driveIn(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined, transport: CrystalTransport): Promise<DriveResult> {
+  const wire = wireOf(transport);
+  let server: CrystalServer | undefined;
+  try {
+    return await driveWith(c, adapter, description, filesDir, async (crystals) => {
+      if (!wire) return undefined;
+      server = await startCrystalServer({ answer: (crystal, request) => crystals.serve(crystal, request), crystals: Object.keys(c.crystals ?? {}) });
+      const endpoints: Record<string, CrystalEndpoint> = {};
+      for (const name of Object.keys(c.crystals ?? {})) endpoints[name] = { ...wire, base_url: server.baseUrl(wire.format), model: name, api_key: server.apiKey };
+      return { endpoints, server };
+    });
+  } finally {
+    await server?.close();
+  }
+}
+
+/** What a wire transport adds to a case: the endpoints `construct` receives, and the server to read problems from. */
+type Wire = { endpoints: Record<string, CrystalEndpoint>; server: CrystalServer } | undefined;
+
+async function driveWith(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined, serve: (crystals: MockCrystals) => Promise<Wire>): Promise<DriveResult> {
   const started = performance.now();
   const now = (): number => Math.round((performance.now() - started) * 1000) / 1000;
   const prepared = prepareSetup(c, filesDir);
   const record = emptyRecord(description);
   const watch = new OutcomeWatch(watchedCase(c, prepared.childCrystals), now);
   const crystals = new MockCrystals(c.crystals ?? {}, description, realWait, watch);
+  const wire = await serve(crystals);
+  if (wire) prepared.setup.crystal_endpoints = wire.endpoints;
   const gates = new TestGates(prepared.testGates, now, async (ms) => {
     const ended = watch.noteWait(ms);
     try {
@@ -271,6 +305,7 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
   }
   for (const entry of gates.log) (record.gates[entry.gate] ??= { calls: [] }).calls.push(entry);
   record.gate_log = gates.log;
+  if (wire) record.wire_problems = wire.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, crystal: e.crystal ?? null, ...p })));
   faults.unshift(...crystals.faults);
-  return { record, actions, prepared, faults, loomAvailable, queries: crystals.queries };
+  return { record, actions, prepared, faults, loomAvailable, queries: crystals.queries, wire: wire !== undefined };
 }

@@ -274,6 +274,20 @@ const resultsLinked: Check = (_c, d) => {
   return checked > 0 ? pass : skip('no request carried a gate call');
 };
 
+/**
+ * CRYSTAL-6 and §2.3: over a wire transport, every request the implementation's provider code sent is
+ * one the provider would accept (roles in its order, each tool result answering a call of the message
+ * before, arguments in the format's own type). The crystal server finds the problems; notes (things a
+ * provider tolerates) do not count.
+ */
+const wireFormat: Check = (_c, d) => {
+  if (!d.wire) return skip('the crystals were reached by callback, not over a wire format');
+  const errors = d.record.wire_problems.filter((p) => p.severity === 'error');
+  if (errors.length === 0) return d.queries.length > 0 ? pass : skip('no crystal was queried');
+  const first = errors[0]!;
+  return { ...fail(errors.map((p) => `request ${p.seq} to '${p.crystal ?? '?'}': ${p.check}: ${p.message}`).join('\n')), cause: [...new Set(errors.map((p) => `wire: ${p.check}`))].join('\n'), rules: first.check.includes('tool') ? ['CRYSTAL-6', 'CIRCLE-4'] : ['CRYSTAL-6'] };
+};
+
 export const INVARIANTS: { id: string; rules: string[]; check: Check }[] = [
   { id: 'turn-schema', rules: ['LOOM-2', 'LOOM-9'], check: turnSchema },
   { id: 'request-schema', rules: ['CRYSTAL-4', 'LOOP-1'], check: requestSchema },
@@ -284,6 +298,7 @@ export const INVARIANTS: { id: string; rules: string[]; check: Check }[] = [
   { id: 'call-leads', rules: ['CALL-2'], check: callLeads },
   { id: 'intent-first', rules: ['INTENT-2'], check: intentFirst },
   { id: 'results-linked', rules: ['CIRCLE-4', 'CIRCLE-7'], check: resultsLinked },
+  { id: 'wire-format', rules: ['CRYSTAL-6'], check: wireFormat },
 ];
 
 /** Runs every ambient invariant on a driven case. */

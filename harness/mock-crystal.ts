@@ -11,6 +11,7 @@ import type { CaseCrystal, ScriptStep } from './case-types.ts';
 import { jsonCopy } from './equality.ts';
 import { translateBuiltinCall, translateCode } from './builtin-arguments.ts';
 import type { OutcomeWatch } from './outcome-watch.ts';
+import type { ProviderStep, ServedReply } from './crystal-server/index.ts';
 
 export const DEFAULT_USAGE = { prompt: 10, completion: 5, cached: 0 } as const;
 /** Upper bound on a scripted delay, so no case can hang on one. */
@@ -26,6 +27,8 @@ export interface QueryRecord {
   action: number;
   /** Set when the query came after its cast's outcome was decided (a summary request, LOOP-4): why. */
   after_outcome?: string;
+  /** How the reply travels over a wire transport (the step's `provider`), when the step says. */
+  provider?: ProviderStep;
 }
 
 /** Problems that make a case fail (or error) however the implementation reacts to the reply. */
@@ -85,6 +88,16 @@ export class MockCrystals {
 
   /** Answers one query (the body of `host.queryCrystal`). */
   async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
+    return structuredClone((await this.record(crystal, request)).reply);
+  }
+
+  /** Answers one query that came over a wire transport, with how the reply is to travel (the crystal server's `answer`). */
+  async serve(crystal: string, request: CrystalRequest): Promise<ServedReply> {
+    const entry = await this.record(crystal, request);
+    return { ...structuredClone(entry.reply), ...(entry.provider !== undefined && { provider: structuredClone(entry.provider) }) };
+  }
+
+  private async record(crystal: string, request: CrystalRequest): Promise<QueryRecord> {
     const intent = firstUserText(request);
     const decided = this.watch.decided(crystal, intent);
     // Recorded on arrival, so concurrent queries keep the order they were sent in.
@@ -94,10 +107,10 @@ export class MockCrystals {
       // One query after the outcome is a summary (LOOP-4); a second means the loop did not stop.
       if (this.watch.takeAfterOutcome(crystal, intent) > 1) {
         entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`);
-        return structuredClone(entry.reply);
+        return entry;
       }
       entry.reply = { ok: true, response: jsonCopy(AFTER_OUTCOME_REPLY) as CrystalResponse };
-      return structuredClone(entry.reply);
+      return entry;
     }
     const index = this.served.get(crystal) ?? 0;
     this.served.set(crystal, index + 1);
@@ -106,12 +119,12 @@ export class MockCrystals {
     this.peakInFlight.set(crystal, Math.max(now, this.peakInFlight.get(crystal) ?? 0));
     for (const wake of this.arrivals.get(crystal)?.splice(0) ?? []) wake();
     try {
-      entry.reply = await this.answer(crystal, request, index);
+      entry.reply = await this.answer(crystal, request, index, entry);
       if (entry.reply.ok) this.watch.noteAnswer(crystal, intent, entry.reply.response.usage);
     } finally {
       this.inFlight.set(crystal, (this.inFlight.get(crystal) ?? 1) - 1);
     }
-    return structuredClone(entry.reply);
+    return entry;
   }
 
   /**
@@ -134,7 +147,7 @@ export class MockCrystals {
     }
   }
 
-  private async answer(crystal: string, request: CrystalRequest, index: number): Promise<CrystalReply> {
+  private async answer(crystal: string, request: CrystalRequest, index: number, entry: QueryRecord): Promise<CrystalReply> {
     const declared = this.crystals[crystal];
     if (!declared) {
       return this.fault('fail', `the implementation queried crystal '${crystal}', which the case does not declare (request #${index})`);
@@ -156,6 +169,9 @@ export class MockCrystals {
         ended();
       }
     }
+    if (step.provider !== undefined) entry.provider = step.provider;
+    // A provider-level status is a failed query on every transport (over callback, without the HTTP body).
+    if (step.provider?.status !== undefined) return { ok: false, error: { status: step.provider.status, message: step.provider.message ?? `provider answered ${step.provider.status}` } };
     if (step.error) {
       const { status, code } = step.error;
       const message = step.error.message ?? `scripted failure${status ? ` (status ${status})` : ''}${code ? ` (${code})` : ''}`;

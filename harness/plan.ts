@@ -2,7 +2,7 @@
  * Plans a run: keeps the cases a filter selects and decides, from what the implementation declares,
  * which must be skipped and why (a missing feature, a sandbox that speaks another language).
  */
-import type { Description } from '../schemas/adapter.ts';
+import type { CrystalTransport, Description } from '../schemas/adapter.ts';
 import { OPTIONAL_WARDS } from '../schemas/adapter.ts';
 import type { LoadedCase } from './case-types.ts';
 
@@ -44,11 +44,16 @@ function choosesEntityIds(c: LoadedCase): boolean {
   return c.act.some((a) => 'invoke' in a && typeof (a.invoke as { entity_id?: unknown }).entity_id === 'string');
 }
 
-export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = []): PlannedCase[] {
+export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = [], transport: CrystalTransport = 'callback'): PlannedCase[] {
+  const transports = description.crystal_transports ?? ['callback'];
+  if (!transports.includes(transport)) {
+    return cases.filter((c) => selects(c, terms)).map((c) => ({ case: c, skip: `crystal transport not declared: ${transport} (describe().crystal_transports)` }));
+  }
   const features = new Set<string>(description.features);
   return cases
     .filter((c) => selects(c, terms))
     .map((c) => {
+      if (c.transports !== undefined && !c.transports.includes(transport)) return { case: c, skip: `the case is about the ${c.transports.join(' or ')} transport, not ${transport}` };
       const missing = (c.requires ?? []).filter((f) => !features.has(f));
       if (choosesEntityIds(c) && !features.has('caller-entity-id')) missing.push('caller-entity-id');
       // A restart needs a durable loom, whether or not the case lists the feature.

@@ -7,6 +7,7 @@ import { DEFAULT_FOLD_MARKER } from '../schemas/adapter.ts';
 import type { CodedError, CrystalRequest, ForkStrategy, Turn } from '../schemas/records.ts';
 import type { Verb } from './case-types.ts';
 import type { GateCallLog } from './test-gates.ts';
+import type { WireProblem } from './crystal-server/index.ts';
 
 export interface RunRecord {
   description: Description;
@@ -30,6 +31,8 @@ export interface RunRecord {
   replies: Record<string, CrystalReply[]>;
   /** Requests made after their cast's outcome was decided (a summary query, LOOP-4), answered without the script. */
   after_outcome: Record<string, CrystalRequest[]>;
+  /** Over a wire transport: what the crystal server found wrong in the requests, in the provider's own format. */
+  wire_problems: Array<WireProblem & { seq: number; crystal: string | null }>;
   /** The most queries each crystal had in flight at once. */
   concurrency: Record<string, number>;
   gates: Record<string, { calls: GateCallLog[] }>;
@@ -67,6 +70,7 @@ export function emptyRecord(description: Description): RunRecord {
     requests: {},
     replies: {},
     after_outcome: {},
+    wire_problems: [],
     concurrency: {},
     gates: {},
     gate_log: [],

@@ -60,6 +60,28 @@ export const OPTIONAL_WARDS = [
 ] as const;
 export type OptionalWard = (typeof OPTIONAL_WARDS)[number];
 
+/**
+ * How the harness's scripted crystals reach an implementation. `callback`: the implementation's crystal
+ * hands each query to `host.queryCrystal`. The others: the harness serves the crystals over HTTP on
+ * loopback in that provider's wire format (`-stream`: the implementation is asked to stream), and the
+ * implementation queries them with its own provider code (CRYSTAL-2..6, PROD-2 exercised for real).
+ */
+export const CRYSTAL_TRANSPORTS = ['callback', 'openai', 'openai-stream', 'anthropic', 'anthropic-stream'] as const;
+export type CrystalTransport = (typeof CRYSTAL_TRANSPORTS)[number];
+
+/** Where a crystal is served when the run uses a wire transport: what `construct` receives per crystal. */
+export interface CrystalEndpoint {
+  format: 'openai' | 'anthropic';
+  /** Whether the implementation should ask for a streamed reply. */
+  stream: boolean;
+  /** Base URL ending before the format's own path (`/chat/completions`, `/messages`). */
+  base_url: string;
+  /** The model name to send: the crystal's name. */
+  model: string;
+  /** A key for this run only: `Authorization: Bearer` (openai) or `x-api-key` (anthropic). */
+  api_key: string;
+}
+
 /** The options of a `call_entity` request, under the names cases script them with (spec 5.1 plus `max_turns` and `gates`). */
 export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates'] as const;
 export type ChildOption = (typeof CHILD_OPTIONS)[number];
@@ -119,6 +141,8 @@ export interface Description {
   fork_strategies?: ForkStrategy[];
   /** The optional ward kinds it enforces ({@link OPTIONAL_WARDS}); absent means none of them. */
   wards?: OptionalWard[];
+  /** How its crystals can be reached ({@link CRYSTAL_TRANSPORTS}); absent means `callback` only. */
+  crystal_transports?: CrystalTransport[];
   /** Names and shapes of its built-in gates' arguments, where its tool definitions do not settle them. */
   builtins?: BuiltinSignatures;
   /**
@@ -195,6 +219,11 @@ export interface CantripSetup {
   folding?: { threshold?: number; keep_recent_turns?: number };
   /** LOOM-11: expose the current thread to code as data. */
   expose_loom?: boolean;
+  /**
+   * Set when the run uses a wire transport: for each crystal name the case declares (the cantrip's and
+   * its children's), where it is served. The implementation builds its own provider crystal for it.
+   */
+  crystal_endpoints?: Record<string, CrystalEndpoint>;
 }
 
 /** The harness's answer to a crystal query. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Adapter, CantripSetup, CastOutcome, Description, Host, MutationAttempt, Result } from '../../schemas/index.ts';
-import { OPTIONAL_WARDS, PROTOCOL_VERSION } from '../../schemas/index.ts';
+import { CRYSTAL_TRANSPORTS, OPTIONAL_WARDS, PROTOCOL_VERSION } from '../../schemas/index.ts';
 import { CODE_ARGUMENT, CODE_TOOL } from '../circle/medium/code/presentation.ts';
 import type { Cantrip } from '../entity/cantrip.ts';
 import type { Entity } from '../entity/entity.ts';
@@ -43,6 +43,8 @@ export function createReferenceAdapter(): Adapter {
         fork_strategies: ['snapshot', 'replay'],
         // Every ward kind the kit knows is enforced (reference/circle/wards.ts).
         wards: [...OPTIONAL_WARDS],
+        // Its own providers speak both wire formats, plain and streamed (reference/crystal/providers).
+        crystal_transports: [...CRYSTAL_TRANSPORTS],
       };
     },
 

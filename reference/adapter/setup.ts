@@ -17,6 +17,8 @@ import { CantripError } from '../errors.ts';
 import type { Loom } from '../loom/loom.ts';
 import { withRetry } from '../production/retry.ts';
 import { requireToolUse } from '../crystal/providers/tool-choice.ts';
+import { createAnthropicCrystal } from '../crystal/providers/anthropic.ts';
+import { createOpenAICrystal } from '../crystal/providers/openai.ts';
 
 /**
  * Builds a cantrip from a case's setup (`CantripSetup`, wire names) with the reference's own
@@ -41,10 +43,10 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
     ...(id === undefined ? {} : { id }),
-    crystal: simulateForcing(withRetry(hostCrystal(host, setup.crystal.name, setup.crystal.context_window), { sleep: (ms) => host.sleep(ms) }), setup.crystal.forces_tool_use),
+    crystal: crystalFor(host, setup.crystal.name, setup, setup.crystal.context_window, setup.crystal.forces_tool_use),
     call: toCall(setup.call),
     circle: createCircle({
-      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards)),
+      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup)),
       wards,
       medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
     }),
@@ -64,7 +66,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
   });
 }
 
-function buildGate(setup: GateSetup, host: Host, wards: Wards): Gate {
+function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup): Gate {
   if ('test' in setup) {
     return defineGate(
       setup.test,
@@ -84,7 +86,7 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards): Gate {
   if (setup.name === 'call_entity' || setup.name === 'call_entity_batch') {
     const composition = setup as { crystal?: string; call?: CallSetup };
     const dependencies = {
-      ...(composition.crystal ? { crystal: withRetry(hostCrystal(host, composition.crystal, undefined), { sleep: (ms: number) => host.sleep(ms) }) } : {}),
+      ...(composition.crystal ? { crystal: crystalFor(host, composition.crystal, cantrip, undefined, undefined) } : {}),
       ...(composition.call ? { call: toCall(composition.call) } : {}),
     };
     return setup.name === 'call_entity'
@@ -96,6 +98,20 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards): Gate {
 
 function toCall(setup: CallSetup) {
   return createCall({ systemPrompt: setup.system_prompt ?? null, hyperparameters: setup.hyperparameters ?? {} });
+}
+
+/**
+ * The crystal named `name`: over a wire transport, the reference's own provider for that format,
+ * pointed at the harness's server (its retries wait through `host.sleep`, PROD-2); otherwise a crystal
+ * that hands each query to the harness, with the same retry policy.
+ */
+function crystalFor(host: Host, name: string, setup: CantripSetup, contextWindow: number | undefined, forces: boolean | undefined): Crystal {
+  const sleep = (ms: number): Promise<void> => host.sleep(ms);
+  const endpoint = setup.crystal_endpoints?.[name];
+  if (!endpoint) return simulateForcing(withRetry(hostCrystal(host, name, contextWindow), { sleep }), forces);
+  // Providers re-prompt for `tool_choice: required` themselves (CRYSTAL-5), natively forced or not.
+  const options = { baseUrl: endpoint.base_url, apiKey: endpoint.api_key, stream: endpoint.stream, retry: { sleep }, ...(contextWindow === undefined ? {} : { contextWindow }) };
+  return endpoint.format === 'anthropic' ? createAnthropicCrystal(endpoint.model, options) : createOpenAICrystal(endpoint.model, options);
 }
 
 /** CRYSTAL-5: a crystal declared unable to force tool use gets the re-prompting wrapper. */
