@@ -172,6 +172,8 @@ export class MockCrystals {
     if (step.provider !== undefined) entry.provider = step.provider;
     // A provider-level status is a failed query on every transport (over callback, without the HTTP body).
     if (step.provider?.status !== undefined) return { ok: false, error: { status: step.provider.status, message: step.provider.message ?? `provider answered ${step.provider.status}` } };
+    // CRYSTAL-2: over a wire the server answers in the format's overflow shape; over the callback, a coded failure.
+    if (step.provider?.overflow) return { ok: false, error: { code: 'context_limit_exceeded', message: 'the request is longer than the context window' } };
     if (step.error) {
       const { status, code } = step.error;
       const message = step.error.message ?? `scripted failure${status ? ` (status ${status})` : ''}${code ? ` (${code})` : ''}`;
@@ -182,7 +184,8 @@ export class MockCrystals {
       this.faults.push({ kind: 'skip', message: response });
       return { ok: false, error: { message: response } };
     }
-    if (!step.raw && hasSchema('crystal-response')) {
+    // A malformed body replaces the reply on the wire, so the reply need not be a valid one.
+    if (!step.raw && step.provider?.malformed === undefined && hasSchema('crystal-response')) {
       const checked = validate('crystal-response', response);
       if (!checked.ok) return this.fault('error', `crystal '${crystal}' step for request #${index} is not a valid response (mark it raw: true if intended):\n${formatProblems(checked.problems)}`);
     }
