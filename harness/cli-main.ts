@@ -3,14 +3,19 @@
  * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--no-properties] [--property-runs <n>] [--seed <n>]`.
  * The generated properties (harness/properties) run after the cases unless `--no-properties`.
  * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
- * 1: otherwise; 2: bad usage, or a case file / adapter / list that does not load.
+ * 1: otherwise; 2: bad usage, or a case file / adapter / list / report directory that does not check out
+ * (all checked before the first case); 130 / 143: interrupted by SIGINT / SIGTERM (the unfinished cases
+ * are errored in the partial report, which is written when --out is given). Every implementation process
+ * (and its process group) is ended before main returns.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Adapter } from '../schemas/adapter.ts';
+import { stopAllImplementations } from './adapters/child-process.ts';
 import { isCommandSpec } from './adapters/command-line.ts';
 import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
+import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './cli-checks.ts';
 import { loadExpectedFailures } from './expected-failures.ts';
 import { DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
 import { CaseFileError, loadCaseFile } from './load.ts';
@@ -26,7 +31,14 @@ export interface CliIo {
   /** Rewrites the progress line; absent when stderr is not a terminal. */
   progress?: (text: string) => void;
   cwd: string;
+  /** Aborted (with the signal's name as reason) when the user interrupts the run. */
+  interrupt?: AbortSignal;
 }
+
+/** Grace given to implementation processes at the end of a run, per step (stdin closed, SIGTERM, SIGKILL). */
+const STOP_GRACE_MS = 600;
+/** Exit codes for an interrupted run, as a shell reports a process ended by the signal. */
+const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature>]...
                                 [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]
@@ -99,10 +111,28 @@ export async function adapterFactory(spec: string, cwd: string): Promise<Adapter
   const file = isAbsolute(spec) ? spec : resolve(cwd, spec);
   const mod = (await import(pathToFileURL(file).href)) as { createAdapter?: unknown };
   if (typeof mod.createAdapter !== 'function') throw new UsageError(`${file} does not export createAdapter()`);
+  await checkAdapterFactory(mod.createAdapter as AdapterFactory, file);
   return mod.createAdapter as AdapterFactory;
 }
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  // Ending the implementations' processes makes whatever waits on them give up at once.
+  const onInterrupt = (): void => void stopAllImplementations(STOP_GRACE_MS);
+  io.interrupt?.addEventListener('abort', onInterrupt, { once: true });
+  try {
+    return await mainRun(argv, io);
+  } finally {
+    io.interrupt?.removeEventListener('abort', onInterrupt);
+    await stopAllImplementations(STOP_GRACE_MS);
+  }
+}
+
+/** The exit code of an interrupted run, or undefined when the run was not interrupted. */
+function interruptedExit(io: CliIo): number | undefined {
+  return io.interrupt?.aborted ? (INTERRUPTED_EXIT[String(io.interrupt.reason)] ?? 130) : undefined;
+}
+
+async function mainRun(argv: string[], io: CliIo): Promise<number> {
   let options: Options;
   let factory: AdapterFactory;
   try {
@@ -125,23 +155,42 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       const unknown = [...expected].filter((id) => !known.has(id));
       if (unknown.length > 0) throw new UsageError(`${options.expectedFailures}: unknown case ids: ${unknown.join(', ')}`);
     }
+    if (options.out) checkOutDir(resolve(io.cwd, options.out));
     factory = await adapterFactory(options.adapter, io.cwd);
   } catch (error) {
-    io.err(error instanceof CaseFileError ? `the case file does not load:\n${error.message}` : `cannot start: ${(error as Error).message}`);
+    const interrupted = interruptedExit(io);
+    if (interrupted !== undefined) {
+      io.err(`interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written`);
+      return interrupted;
+    }
+    io.err(error instanceof CaseFileError ? `the case file does not load:\n${error.message}` : error instanceof EarlyCheckError ? error.message : `cannot start: ${(error as Error).message}`);
     return 2;
   }
-  const suite = await runSuite(file, factory, {
-    filter: options.filter,
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-    ...(expected && { expectedFailures: expected }),
-    onCase: (result, done, total) => io.progress?.(`[${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
-  });
+  // After an interruption no new adapter is made: what is still to run fails at once.
+  const guarded: AdapterFactory = () => (io.interrupt?.aborted ? Promise.reject(new Error(`interrupted (${String(io.interrupt.reason)})`)) : factory());
+  let suite;
+  try {
+    suite = await runSuite(file, guarded, {
+      filter: options.filter,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(expected && { expectedFailures: expected }),
+      ...(io.interrupt && { signal: io.interrupt }),
+      onCase: (result, done, total) => io.progress?.(`[${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
+    });
+  } catch (error) {
+    // The one step before the first case that can fail here is the implementation's self-description.
+    const interrupted = interruptedExit(io);
+    io.err(interrupted !== undefined ? `interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written` : `cannot start: ${(error as Error).message}`);
+    return interrupted ?? 2;
+  }
   io.progress?.('');
+  if (suite.stopped) io.out(`stopped early: ${suite.stopped}`);
   let properties;
-  if (options.properties) {
+  if (options.properties && suite.stopped) io.out('properties: not run (the run stopped early)');
+  else if (options.properties) {
     const seed = options.seed ?? randomSeed();
     io.out(`properties: seed ${seed}, ${options.propertyRuns === undefined ? `${DEFAULT_PROPERTY_RUNS} runs each (code scenarios ${DEFAULT_CODE_PROPERTY_RUNS})` : `${options.propertyRuns} runs each`}`);
-    properties = await runProperties(factory, suite.description, {
+    properties = await runProperties(guarded, suite.description, {
       seed,
       ...(options.propertyRuns === undefined ? {} : { runs: options.propertyRuns }),
       filter: options.filter,
@@ -150,7 +199,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     });
     io.progress?.('');
   }
-  const report = buildReport(suite, { filter: options.filter, ...(properties && { properties }) });
+  const interrupted = io.interrupt?.aborted ? String(io.interrupt.reason) : undefined;
+  const report = buildReport(suite, { filter: options.filter, ...(properties && { properties }), ...(interrupted && { interrupted }) });
   assertReportValid(report);
   for (const line of summaryLines(report)) io.out(line);
   if (options.out) {
@@ -158,7 +208,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(dir, 'report.md'), renderMarkdown(report));
-    io.out(`wrote ${join(dir, 'report.json')} and report.md`);
+    io.out(`wrote ${join(dir, 'report.json')} and report.md${interrupted ? ' (partial: the run was interrupted)' : ''}`);
   }
-  return exitCode(report);
+  return interruptedExit(io) ?? exitCode(report);
 }

@@ -1,10 +1,27 @@
 /** Entry point of the `cantrip-conformance` command (see cli-main.ts for the options). */
+import { killAllImplementationsNow } from './adapters/child-process.ts';
 import { main } from './cli-main.ts';
 
+// A first Ctrl-C (or SIGTERM) interrupts the run: main ends the implementations, writes the partial
+// report and returns. A second one exits at once. On any exit, whatever is left is killed.
+const interrupt = new AbortController();
+const onSignal = (signal: NodeJS.Signals): void => {
+  if (interrupt.signal.aborted) process.exit(signal === 'SIGTERM' ? 143 : 130);
+  process.stderr.write(`\n${signal}: stopping the run (again to quit at once)\n`);
+  interrupt.abort(signal);
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+process.on('exit', killAllImplementationsNow);
+
 const tty = process.stderr.isTTY;
-process.exitCode = await main(process.argv.slice(2), {
+const code = await main(process.argv.slice(2), {
   out: (line) => console.log(line),
   err: (line) => console.error(line),
   ...(tty && { progress: (text: string) => process.stderr.write(`\r\x1b[2K${text}`) }),
   cwd: process.cwd(),
+  interrupt: interrupt.signal,
 });
+// An interrupted in-process implementation may still hold the event loop with work nobody waits for.
+if (interrupt.signal.aborted) process.exit(code);
+process.exitCode = code;

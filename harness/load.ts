@@ -3,7 +3,7 @@
  * is reported as `file:line:column: what`, and the whole file is refused; nothing is dropped or
  * rewritten to make it load.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validate, type SchemaProblem } from '../schemas/loader.ts';
 import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './case-types.ts';
@@ -28,12 +28,29 @@ export class CaseFileError extends Error {
   }
 }
 
+/**
+ * Largest case file loaded, in bytes: 20 times tests.yaml, and loaded in a few seconds. Loading costs
+ * about 0.7 s and 100 MB of memory per MB of YAML, growing faster than the size, so a larger file is
+ * refused at once rather than taking minutes and gigabytes (docs/INTERPRETING.md).
+ */
+export const MAX_CASE_FILE_BYTES = 4 * 1024 * 1024;
+
+/** The file-level problem of a case file over {@link MAX_CASE_FILE_BYTES}, if it is. */
+function sizeProblem(bytes: number, file: string): LoadProblem | undefined {
+  if (bytes <= MAX_CASE_FILE_BYTES) return undefined;
+  const mib = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  return { file, line: 0, column: 0, pointer: '', message: `the file is ${mib(bytes)}; case files are limited to ${mib(MAX_CASE_FILE_BYTES)} (split it into several files)` };
+}
+
 /** Reads and loads a case file from disk; `label` (default: the path) names it in messages and reports. */
 export function loadCaseFile(file: string, label = file): CaseFile {
   let text: string;
   try {
+    const tooBig = sizeProblem(statSync(file).size, label);
+    if (tooBig) throw new CaseFileError([tooBig]);
     text = readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof CaseFileError) throw error;
     throw new CaseFileError([{ file: label, line: 0, column: 0, pointer: '', message: `cannot read: ${(error as Error).message}` }]);
   }
   return loadCaseText(text, label);
@@ -41,6 +58,8 @@ export function loadCaseFile(file: string, label = file): CaseFile {
 
 /** Loads case-file text; `file` is used only in messages. */
 export function loadCaseText(text: string, file = 'tests.yaml'): CaseFile {
+  const tooBig = sizeProblem(Buffer.byteLength(text, 'utf8'), file);
+  if (tooBig) throw new CaseFileError([tooBig]);
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
   if (doc.errors.length > 0) {

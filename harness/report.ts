@@ -59,11 +59,13 @@ export interface Report {
   stale: string[];
   /** Property results (harness/properties), when properties ran. */
   properties?: PropertyResult[];
+  /** The signal that interrupted the run (SIGINT, SIGTERM): the report is partial, unfinished cases are errored. */
+  interrupted?: string;
 }
 
 const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0 });
 
-export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog; properties?: PropertyResult[] } = {}): Report {
+export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog; properties?: PropertyResult[]; interrupted?: string } = {}): Report {
   const properties = options.properties;
   const catalog = options.catalog ?? loadCatalog();
   const chapterOf = new Map(catalog.rules.map((r) => [r.id as string, r.chapter]));
@@ -116,6 +118,7 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     rules: catalog.rules.map((r) => (properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases))),
     stale: suite.cases.filter((c) => c.stale).map((c) => c.id),
     ...(properties && { properties }),
+    ...(options.interrupted && { interrupted: options.interrupted }),
   };
 }
 

@@ -1,6 +1,9 @@
 /**
  * Runs planned cases, each against a fresh adapter instance, with a per-case time limit. An adapter
  * exception or a timeout makes that case `errored` and the run goes on; `dispose()` is always called.
+ * The run stops waiting early in two ways, and then reports every remaining case `errored` with the
+ * reason, without running it: when the adapter has left several cases in a row unanswered
+ * (harness/adapters/unanswered.ts), and when the caller's abort signal fires (Ctrl-C).
  */
 import type { Adapter, Description } from '../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from './case-types.ts';
@@ -8,6 +11,7 @@ import { checkExpectations, type ExpectationResult } from './check.ts';
 import { driveCase } from './drive.ts';
 import { checkInvariants, type InvariantResult } from './invariants.ts';
 import { planCases } from './plan.ts';
+import { GIVE_UP_AFTER, UnansweredStreak } from './adapters/unanswered.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skipped' | 'errored' | 'xfail';
 export type AdapterFactory = () => Adapter | Promise<Adapter>;
@@ -50,6 +54,10 @@ export interface RunOptions {
   expectedFailures?: ReadonlySet<string>;
   /** Called after each case, for progress lines. */
   onCase?: (result: CaseResult, done: number, total: number) => void;
+  /** Cases in a row left unanswered for one cause before the rest are errored without running (0: never). */
+  giveUpAfter?: number;
+  /** Interrupts the run: the running case and every later one are errored, with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface SuiteResult {
@@ -60,9 +68,17 @@ export interface SuiteResult {
   started_at: string;
   duration_ms: number;
   cases: CaseResult[];
+  /** Why the run stopped waiting before its last case (the adapter gave no answers, or an interruption). */
+  stopped?: string;
 }
 
 class CaseTimeout extends Error {}
+class Interrupted extends Error {}
+
+/** An adapter may say what it is still waiting for, to make a timeout's reason precise (the stdio adapter does). */
+interface SaysWhatItAwaits {
+  waitingFor?(): string | undefined;
+}
 
 function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -70,6 +86,23 @@ function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
     timer = setTimeout(() => reject(new CaseTimeout(`${what} did not finish within ${ms} ms`)), ms);
   });
   return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
+/** Why the run was interrupted, in words. */
+function interruption(signal: AbortSignal): string {
+  return `the run was interrupted (${String(signal.reason)})`;
+}
+
+/** `work`, unless `signal` fires first: then an {@link Interrupted} rejection. */
+function interruptible<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(new Interrupted(interruption(signal)));
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Interrupted(interruption(signal)));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** The implementation's self-description, from a throwaway instance. */
@@ -88,14 +121,22 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
   const description = await describeAdapter(factory);
   const plan = planCases(file.cases, description, options.filter ?? []);
   const cases: CaseResult[] = [];
+  const streak = new UnansweredStreak(options.giveUpAfter ?? GIVE_UP_AFTER);
+  let gaveUp: string | undefined;
   for (const planned of plan) {
-    const result = planned.skip
-      ? base(planned.case, 'skipped', 0, planned.skip)
-      : await runCase(planned.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS);
+    const stop = options.signal?.aborted ? interruption(options.signal) : gaveUp;
+    let result: CaseResult;
+    if (planned.skip) result = base(planned.case, 'skipped', 0, planned.skip);
+    else if (stop) result = base(planned.case, 'errored', 0, `not run: ${stop}`);
+    else {
+      result = await runCase(planned.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal);
+      gaveUp ??= streak.record(result);
+    }
     applyExpectedFailure(result, options.expectedFailures);
     cases.push(result);
     options.onCase?.(result, cases.length, plan.length);
   }
+  const stopped = options.signal?.aborted ? interruption(options.signal) : gaveUp;
   return {
     description,
     file: file.file,
@@ -104,17 +145,18 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
     started_at: startedAt,
     duration_ms: round(performance.now() - started),
     cases,
+    ...(stopped && { stopped }),
   };
 }
 
 /** Runs one case on a fresh adapter; never throws. */
-export async function runCase(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS): Promise<CaseResult> {
+export async function runCase(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal): Promise<CaseResult> {
   const started = performance.now();
   const elapsed = (): number => round(performance.now() - started);
   let adapter: Adapter | undefined;
   try {
-    adapter = await factory();
-    const drive = await bounded(driveCase(c, adapter, description), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`);
+    adapter = await interruptible(Promise.resolve(factory()), signal);
+    const drive = await interruptible(bounded(driveCase(c, adapter, description), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`), signal);
     const broken = drive.faults.find((f) => f.kind === 'error');
     if (broken) return base(c, 'errored', elapsed(), broken.message);
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
@@ -129,8 +171,12 @@ export async function runCase(c: LoadedCase, factory: AdapterFactory, descriptio
     const status: CaseStatus = failedRules.size > 0 ? 'fail' : 'pass';
     return { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] };
   } catch (error) {
-    const reason = error instanceof CaseTimeout ? error.message : `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
-    return { ...base(c, 'errored', elapsed(), reason), ...(error instanceof CaseTimeout && { timed_out: true }) };
+    if (error instanceof Interrupted) return base(c, 'errored', elapsed(), `${error.message} while this case ran`);
+    if (error instanceof CaseTimeout) {
+      const awaited = (adapter as SaysWhatItAwaits | undefined)?.waitingFor?.();
+      return { ...base(c, 'errored', elapsed(), awaited ? `${error.message}; still waiting for ${awaited}` : error.message), timed_out: true };
+    }
+    return base(c, 'errored', elapsed(), `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
   } finally {
     if (adapter) await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
   }

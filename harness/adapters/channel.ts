@@ -7,7 +7,7 @@
 import type { Host, StreamEvent } from '../../schemas/adapter.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { Connection, ProtocolError } from '../../schemas/protocol/connection.ts';
-import { frame, readLines } from '../../schemas/protocol/lines.ts';
+import { frame, MAX_LINE_CHARS, readLines } from '../../schemas/protocol/lines.ts';
 import { describeExit, ImplementationProcess } from './child-process.ts';
 import type { CommandLine } from './command-line.ts';
 
@@ -16,6 +16,8 @@ export interface ChannelOptions {
   env?: NodeJS.ProcessEnv;
   /** Bound on the implementation's silence while a request waits for its answer. */
   silenceMs: number;
+  /** Bound on the implementation's silence during the handshake, which includes the process's start-up. */
+  handshakeMs: number;
   /** Grace given to the process to exit once stdin is closed, before it is killed. */
   stopMs: number;
 }
@@ -25,21 +27,29 @@ export class Channel {
   readonly connection: Connection;
   /** The host of the session in progress (set by construct, cleared at dispose). */
   host: Host | undefined;
+  /** True while the handshake (`describe`) is waiting: the silence bound is then the handshake's. */
+  handshaking = false;
   private exitedCleanly = false;
+  /** Rejects when the session ends, to end the answers to callbacks still in progress (see endCallbacks). */
+  private sessionEnd = rejectLater();
 
   constructor(commandLine: CommandLine, private readonly options: ChannelOptions) {
     this.process = new ImplementationProcess(commandLine, { ...(options.cwd && { cwd: options.cwd }), ...(options.env && { env: options.env }) });
+    const channel = this;
     this.connection = new Connection({
       peer: 'the implementation',
-      silenceMs: options.silenceMs,
+      // Read each time the connection starts its silence clock, so the handshake gets the start-up bound.
+      get silenceMs() {
+        return channel.handshaking ? options.handshakeMs : options.silenceMs;
+      },
       write: (line) => this.process.write(frame(line)),
       onBroken: () => void this.stop(),
       handlers: {
-        'host.queryCrystal': async (p) => this.hostFor('host.queryCrystal').queryCrystal(p.crystal as string, p.request as unknown as CrystalRequest),
+        'host.queryCrystal': async (p) => this.inSession(this.hostFor('host.queryCrystal').queryCrystal(p.crystal as string, p.request as unknown as CrystalRequest)),
         'host.callGate': async (p) =>
-          this.hostFor('host.callGate').callGate(p.gate as string, p.args, { entity_id: p.entity_id as string, tool_call_id: p.tool_call_id as string }),
+          this.inSession(this.hostFor('host.callGate').callGate(p.gate as string, p.args, { entity_id: p.entity_id as string, tool_call_id: p.tool_call_id as string })),
         'host.sleep': async (p) => {
-          await this.hostFor('host.sleep').sleep(p.ms as number);
+          await this.inSession(this.hostFor('host.sleep').sleep(p.ms as number));
           return {};
         },
       },
@@ -50,7 +60,10 @@ export class Channel {
     readLines(
       this.process.child.stdout,
       (line) => this.connection.receive(line),
-      (chars) => this.connection.break(new ProtocolError(`the implementation wrote ${chars} characters without a newline`)),
+      (chars) =>
+        this.connection.break(
+          new ProtocolError(`the implementation wrote a line longer than the protocol allows (${chars} characters without a newline; the limit is ${MAX_LINE_CHARS})`),
+        ),
     );
     void this.process.exited.then((info) => {
       this.connection.break(new ProtocolError(this.exitedCleanly ? 'the implementation was stopped' : `the implementation (${this.process.label}) ${describeExit(info)} before answering`));
@@ -66,6 +79,24 @@ export class Channel {
   async stop(): Promise<void> {
     this.exitedCleanly = true;
     await this.process.stop(this.options.stopMs);
+  }
+
+  /**
+   * Gives an error answer at once to every callback the harness is still answering. For the end of a
+   * session, when its last step is over: a cast cut off by a ward can leave its crystal query or gate call
+   * running here, though the implementation has stopped waiting for it. The connection is then idle, so
+   * the process can serve the next session instead of being replaced.
+   */
+  async endCallbacks(): Promise<void> {
+    this.sessionEnd.reject(new Error('the session ended before the harness finished answering this callback'));
+    this.sessionEnd = rejectLater();
+    // The connection sends those answers a few promise jobs later; a macrotask is after all of them.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** `work`, or a rejection once the session it belongs to ends. */
+  private inSession<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.sessionEnd.promise]);
   }
 
   /** A parked channel must not keep the harness alive: unref it (its process exits when our end of stdin closes). */
@@ -84,4 +115,12 @@ export class Channel {
     this.connection.break(error);
     throw error;
   }
+}
+
+/** A promise that rejects when told to; never an unhandled rejection when nobody waits on it. */
+function rejectLater(): { promise: Promise<never>; reject: (error: Error) => void } {
+  let reject: (error: Error) => void = () => undefined;
+  const promise = new Promise<never>((_, r) => (reject = r));
+  promise.catch(() => undefined);
+  return { promise, reject };
 }

@@ -1,9 +1,11 @@
 /**
- * The implementation's process: spawned with piped stdio, its stderr kept as a short tail for error
- * messages, its exit observed, and a bounded stop (end stdin, wait, then SIGKILL) so dispose never hangs.
+ * The implementation's process: spawned with piped stdio in a process group of its own, its stderr kept
+ * as a short tail for error messages, its exit observed, and a bounded stop (end stdin, wait, then
+ * SIGTERM and SIGKILL to the whole group) so dispose never hangs and nothing it started outlives it.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { CommandLine } from './command-line.ts';
+import { endGroup, groupAlive, signalGroup } from './process-group.ts';
 
 /** How much of the implementation's stderr is kept for error messages. */
 const TAIL_LINES = 20;
@@ -16,12 +18,16 @@ export interface ExitInfo {
   spawnError?: Error;
 }
 
+/** Every implementation process whose group may still have members, so an exit path can end them all. */
+const live = new Set<ImplementationProcess>();
+
 export class ImplementationProcess {
   readonly child: ChildProcessWithoutNullStreams;
   /** Resolves once the process is gone and its stdio is closed (all its output has been read). */
   readonly exited: Promise<ExitInfo>;
   private tailText = '';
   private done = false;
+  private stopping: Promise<void> | undefined;
 
   constructor(
     readonly commandLine: CommandLine,
@@ -31,7 +37,11 @@ export class ImplementationProcess {
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group (the child leads it), so the group can be ended as a whole, and a Ctrl-C
+      // in the terminal reaches the harness only, which then ends the group itself.
+      detached: true,
     });
+    if (this.child.pid !== undefined) live.add(this);
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (chunk: string) => {
       this.tailText = (this.tailText + chunk).slice(-TAIL_CHARS);
@@ -82,14 +92,46 @@ export class ImplementationProcess {
     if (this.child.stdin.writable) this.child.stdin.write(line);
   }
 
-  /** Ends stdin, waits up to `graceMs` for a clean exit, then kills. Never waits longer than about 2 x graceMs. */
-  async stop(graceMs: number): Promise<void> {
-    if (this.done) return;
-    this.child.stdin.end();
-    if (await within(this.exited, graceMs)) return;
-    this.child.kill('SIGKILL');
-    await within(this.exited, graceMs);
+  /**
+   * Ends stdin and waits up to `graceMs` for a clean exit; then ends the process group (SIGTERM, and
+   * SIGKILL if anything is left after another `graceMs`), which also ends whatever the implementation
+   * started and left behind. Never throws; bounded by about 3 x graceMs. Safe to call more than once.
+   */
+  stop(graceMs: number): Promise<void> {
+    this.stopping ??= this.stopNow(graceMs);
+    return this.stopping;
   }
+
+  private async stopNow(graceMs: number): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    if (!this.done) {
+      this.child.stdin.end();
+      if (!(await within(this.exited, graceMs))) {
+        signalGroup(pid, 'SIGTERM');
+        if (!(await within(this.exited, graceMs))) signalGroup(pid, 'SIGKILL');
+        await within(this.exited, graceMs);
+      }
+    }
+    await endGroup(pid, graceMs);
+    live.delete(this);
+  }
+
+  /** SIGKILL to the group at once, for an exit path that cannot wait (the harness's own `exit`). */
+  killNow(): void {
+    if (this.child.pid !== undefined && (!this.done || groupAlive(this.child.pid))) signalGroup(this.child.pid, 'SIGKILL');
+    live.delete(this);
+  }
+}
+
+/** Stops every implementation process still alive (or whose group still has members), in parallel. */
+export async function stopAllImplementations(graceMs: number): Promise<void> {
+  await Promise.all([...live].map((p) => p.stop(graceMs)));
+}
+
+/** Kills every implementation's group at once; synchronous, for `process.on('exit')`. */
+export function killAllImplementationsNow(): void {
+  for (const p of [...live]) p.killNow();
 }
 
 /** Whether `promise` settled within `ms`. */

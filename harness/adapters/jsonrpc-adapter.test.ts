@@ -4,14 +4,13 @@
  * while the run goes on to the next case.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
 import { adapterFactory, main, PACKAGE_ROOT } from '../cli-main.ts';
 import { loadCaseFile } from '../load.ts';
 import { runSuite, type CaseResult, type SuiteResult } from '../run.ts';
 import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-adapter.ts';
+import { peerCaseFile } from './peer-cases.ts';
 
 const SERVER = join(PACKAGE_ROOT, 'reference', 'adapter', 'stdio-server.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
@@ -43,38 +42,15 @@ describe('PROD-1: the reference over stdio gives the same verdicts as in-process
   });
 });
 
-/** A case whose cast intent tells broken-peer.mjs which fault to show. */
-function peerCase(intent: string, index: number): string {
-  return `  - id: ${intent}-${index}
-    rules: [PROD-1]
-    level: MUST
-    requires: []
-    description: broken-peer does '${intent}' during a cast
-    setup:
-      crystal: main
-      call: {}
-      circle: { medium: conversation, gates: [done], wards: { max_turns: 2 } }
-    crystals:
-      main: { script: [{ content: "fine" }] }
-    act:
-      - cast: { intent: "${intent}", as: first }
-    expect:
-      - { path: outcomes.first.status, equals: terminated }
-`;
-}
-
-function caseFile(intents: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cantrip-peer-'));
-  const file = join(dir, 'tests.yaml');
-  writeFileSync(file, `format_version: 1\nspec_version: 0.1.0-draft\ncases:\n${intents.map(peerCase).join('')}`);
-  return file;
-}
-
-const FAST: JsonRpcAdapterOptions = { silenceMs: 400, handshakeMs: 5_000 };
+/**
+ * A silence bound short enough for the 'silent' case to end soon, yet far above the few milliseconds a
+ * well-behaved peer takes to answer, even on a loaded machine. The handshake keeps its default bound.
+ */
+const BOUNDS: JsonRpcAdapterOptions = { silenceMs: 2_000 };
 
 /** Results by intent; a repeated intent keeps its cases in order. */
-async function runPeer(intents: string[], args: string[] = [], options = FAST): Promise<Record<string, CaseResult[]>> {
-  const suite = await runSuite(loadCaseFile(caseFile(intents)), commandAdapterFactory({ command: process.execPath, args: [BROKEN, ...args] }, options));
+async function runPeer(intents: string[], args: string[] = [], options = BOUNDS): Promise<Record<string, CaseResult[]>> {
+  const suite = await runSuite(loadCaseFile(peerCaseFile(intents)), commandAdapterFactory({ command: process.execPath, args: [BROKEN, ...args] }, options));
   const byIntent: Record<string, CaseResult[]> = {};
   for (const c of suite.cases) (byIntent[c.id.replace(/-\d+$/, '')] ??= []).push(c);
   return byIntent;
@@ -121,7 +97,7 @@ describe('a broken implementation gives errored cases with a clear reason, and t
 
   it('a peer that never answers: errored once its silence passes the bound, naming the waiting method', () => {
     expect(results.silent?.status).toBe('errored');
-    expect(results.silent?.reason).toContain(`sent nothing for ${FAST.silenceMs} ms`);
+    expect(results.silent?.reason).toContain(`sent nothing for ${BOUNDS.silenceMs} ms`);
     expect(results.silent?.reason).toContain("'cast'");
   });
 

@@ -54,6 +54,8 @@ type Params = Record<string, unknown>;
 /** One session with an implementation, over a {@link Channel}. Built by {@link openSession}. */
 export class JsonRpcAdapter implements Adapter {
   private disposing = false;
+  /** The request this session waits on, and since when (for a timeout's reason). */
+  private inFlight: { method: string; since: number } | undefined;
 
   constructor(
     private readonly channel: Channel,
@@ -109,10 +111,17 @@ export class JsonRpcAdapter implements Adapter {
     if (this.disposing) return;
     this.disposing = true;
     const { connection } = this.channel;
+    if (connection.broken === undefined && !connection.idle) await this.channel.endCallbacks();
     const clean = connection.broken === undefined && connection.idle && (await answeredWithin(connection.request('dispose', {}), this.options.disposeMs));
     this.channel.host = undefined;
     if (clean && this.channel.reusable) this.options.release(this.channel);
     else await this.channel.stop();
+  }
+
+  /** What this session is waiting for, if anything: `the implementation's answer to 'cast' (sent 2000 ms earlier)`. */
+  waitingFor(): string | undefined {
+    if (!this.inFlight) return undefined;
+    return `the implementation's answer to '${this.inFlight.method}' (sent ${Math.round(performance.now() - this.inFlight.since)} ms earlier)`;
   }
 
   private async call<T>(method: Exclude<AdapterMethod, 'describe' | 'dispose'>, params: Params): Promise<T> {
@@ -120,10 +129,14 @@ export class JsonRpcAdapter implements Adapter {
     if (this.description.protocol_version !== PROTOCOL_VERSION) {
       throw new ProtocolError(`the implementation speaks adapter protocol version ${this.description.protocol_version}; this harness speaks ${PROTOCOL_VERSION}`);
     }
+    const inFlight = { method, since: performance.now() };
+    this.inFlight = inFlight;
     try {
       return (await this.channel.connection.request(method, params)) as T;
     } catch (error) {
       throw withStderr(error, this.channel);
+    } finally {
+      if (this.inFlight === inFlight) this.inFlight = undefined;
     }
   }
 }
@@ -135,12 +148,14 @@ export async function openSession(channel: Channel, ms: number): Promise<Descrip
     timer = setTimeout(() => reject(new ProtocolError(`the implementation (${channel.process.label}) did not answer the handshake (describe) within ${ms} ms`)), ms);
   });
   channel.process.clearStderrTail();
+  channel.handshaking = true;
   try {
     return (await Promise.race([channel.connection.request('describe', { protocol_version: PROTOCOL_VERSION }), limit])) as Description;
   } catch (error) {
     await channel.stop();
     throw withStderr(error, channel);
   } finally {
+    channel.handshaking = false;
     clearTimeout(timer);
   }
 }
@@ -151,13 +166,14 @@ export async function openSession(channel: Channel, ms: number): Promise<Descrip
  */
 export function commandAdapterFactory(spec: string | CommandLine, options: JsonRpcAdapterOptions = {}): () => Promise<Adapter> {
   const commandLine = typeof spec === 'string' ? parseCommandSpec(spec) : spec;
+  const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
   const channelOptions = {
     ...(options.cwd && { cwd: options.cwd }),
     ...(options.env && { env: options.env }),
     silenceMs: options.silenceMs ?? DEFAULT_SILENCE_MS,
+    handshakeMs,
     stopMs: options.disposeMs ?? DEFAULT_DISPOSE_MS,
   };
-  const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
   let parked: { channel: Channel; timer: NodeJS.Timeout } | undefined;
   const release = (channel: Channel): void => {
     if (options.reuse === false || parked) return void channel.stop();

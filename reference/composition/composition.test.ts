@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CrystalRequest, CrystalResponse } from '../../schemas/index.ts';
 import { createCall } from '../call/call.ts';
 import { createCircle } from '../circle/circle.ts';
@@ -11,6 +11,16 @@ import { callEntityBatchGate } from './call-entity-batch.ts';
 import { callEntityGate } from './call-entity.ts';
 
 const reply = (gate: string, args: Record<string, unknown>) => ({ tool_calls: [gateCall(gate, args)] });
+
+/** A promise with its resolve function outside, for a test to wait on an event of the code under test. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Resolves after every microtask queued so far has run (a released child has taken its next step). */
+const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function family(options: {
   parent: ConstructorParameters<typeof ScriptedCrystal>[0];
@@ -97,11 +107,17 @@ describe('composition (chapter 5)', () => {
   });
 
   it('COMP-3: batch children run concurrently and results come back in request order', async () => {
-    const delays: Record<string, number> = { slow: 120, medium: 60, fast: 0 };
+    // Each child holds until all three are running at once, which only concurrent children can reach,
+    // whatever the machine's speed; then the test lets them finish in the reverse of request order.
+    const release: Record<string, () => void> = {};
+    const allRunning = deferred();
     const finished: string[] = [];
     const child = new CallbackCrystal(async (request) => {
       const intent = String(request.messages[1]!.content);
-      await new Promise((resolve) => setTimeout(resolve, delays[intent]));
+      await new Promise<void>((resolve) => {
+        release[intent] = resolve;
+        if (Object.keys(release).length === 3) allRunning.resolve();
+      });
       finished.push(intent);
       return { content: null, tool_calls: [gateCall('done', { answer: intent })], usage: { prompt: 1, completion: 1, cached: 0 } };
     }, 'child');
@@ -109,28 +125,39 @@ describe('composition (chapter 5)', () => {
       parent: [reply('call_entity_batch', { intents: [{ intent: 'slow' }, { intent: 'medium' }, { intent: 'fast' }] }), reply('done', { answer: 1 })],
       child,
     });
-    const started = Date.now();
-    const result = await cantrip.cast('go');
-    const elapsed = Date.now() - started;
+    const casting = cantrip.cast('go');
+    await allRunning.promise;
+    for (const intent of ['fast', 'medium', 'slow']) {
+      release[intent]!();
+      await nextMacrotask();
+    }
+    const result = await casting;
     expect(finished).toEqual(['fast', 'medium', 'slow']);
     expect(result.turns[0]!.gate_calls[0]!.result).toEqual(['slow', 'medium', 'fast']);
-    // Run one after another they would take 180 ms; together, about the slowest one.
-    expect(elapsed).toBeLessThan(175);
   });
 
   it('COMP-3: a max_concurrency ward caps how many children of one batch run at once', async () => {
+    const intents = Array.from({ length: 6 }, (_, index) => ({ intent: `task ${index}` }));
+    let started = 0;
     let running = 0;
     let peak = 0;
+    const held: (() => void)[] = [];
     const child = new CallbackCrystal(async () => {
+      started += 1;
       running += 1;
       peak = Math.max(peak, running);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // Hold each child until a second one runs beside it (or no other will start), so the peak shows
+      // the cap rather than how quickly this machine starts the next child.
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        if (running === 2 || started === intents.length) for (const go of held.splice(0)) go();
+      });
       running -= 1;
       return { content: null, tool_calls: [gateCall('done', { answer: 1 })], usage: { prompt: 1, completion: 1, cached: 0 } };
     }, 'child');
-    const intents = Array.from({ length: 6 }, (_, index) => ({ intent: `task ${index}` }));
     const { cantrip } = family({ parent: [reply('call_entity_batch', { intents }), reply('done', { answer: 1 })], child, batch: { maxConcurrency: 2 } });
     await cantrip.cast('go');
+    expect(started).toBe(6);
     expect(peak).toBe(2);
   });
 
@@ -157,27 +184,45 @@ describe('composition (chapter 5)', () => {
   });
 
   it('COMP-9: when the parent is cut off, its running child is truncated with parent_terminated and keeps its turns', async () => {
-    let childQueries = 0;
-    const child = new CallbackCrystal(async () => {
-      childQueries += 1;
-      if (childQueries > 1) await new Promise((resolve) => setTimeout(resolve, 5000));
-      return { content: null, tool_calls: [gateCall('echo', { text: 'working' })], usage: { prompt: 1, completion: 1, cached: 0 } };
-    }, 'child');
-    const { cantrip } = family({ parent: [reply('call_entity', { intent: 'long job' })], child, wards: { maxTurns: 5, timeoutMs: 100 } });
-    const result = await cantrip.cast('go');
-    expect(result).toMatchObject({ status: 'truncated', truncationCause: 'timeout' });
-    const childTurns = cantrip.loom.turns().filter((turn) => turn.role === 'crystal' && turn.entity_id !== result.entityId);
-    expect(childTurns).toHaveLength(2);
-    expect(childTurns[0]).toMatchObject({ truncated: false, gate_calls: [{ gate: 'echo', ok: true }] });
-    expect(childTurns[1]).toMatchObject({ truncated: true, truncation_cause: 'parent_terminated' });
+    // The parent's 100 ms ward runs on fake timers: it fires when the test advances the clock, once the
+    // child is in its second query, never earlier because the machine is slow.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const inSecondQuery = deferred();
+      let childQueries = 0;
+      const child = new CallbackCrystal(async () => {
+        childQueries += 1;
+        if (childQueries > 1) {
+          inSecondQuery.resolve();
+          await new Promise<never>(() => {});
+        }
+        return { content: null, tool_calls: [gateCall('echo', { text: 'working' })], usage: { prompt: 1, completion: 1, cached: 0 } };
+      }, 'child');
+      const { cantrip } = family({ parent: [reply('call_entity', { intent: 'long job' })], child, wards: { maxTurns: 5, timeoutMs: 100 } });
+      const casting = cantrip.cast('go');
+      await inSecondQuery.promise;
+      await vi.advanceTimersByTimeAsync(100);
+      const result = await casting;
+      expect(result).toMatchObject({ status: 'truncated', truncationCause: 'timeout' });
+      const childTurns = cantrip.loom.turns().filter((turn) => turn.role === 'crystal' && turn.entity_id !== result.entityId);
+      expect(childTurns).toHaveLength(2);
+      expect(childTurns[0]).toMatchObject({ truncated: false, gate_calls: [{ gate: 'echo', ok: true }] });
+      expect(childTurns[1]).toMatchObject({ truncated: true, truncation_cause: 'parent_terminated' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('COMP-9: an entity stopped by its parent mid-query records parent_terminated, not a failure', async () => {
-    const hanging = new CallbackCrystal(() => new Promise<CrystalResponse>(() => {}), 'hanging');
+    const queried = deferred();
+    const hanging = new CallbackCrystal(() => {
+      queried.resolve();
+      return new Promise<CrystalResponse>(() => {});
+    }, 'hanging');
     const { cantrip } = family({ parent: [], child: hanging });
     const entity = createCantrip({ crystal: hanging, call: cantrip.call, circle: cantrip.circle }).invoke();
     const running = entity.cast('wait');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await queried.promise;
     entity.stop('parent_terminated');
     const result = await running;
     expect(result).toMatchObject({ status: 'truncated', truncationCause: 'parent_terminated' });

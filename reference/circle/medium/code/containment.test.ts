@@ -92,7 +92,10 @@ describe('code medium containment in a worker thread', () => {
   });
 
   it('CIRCLE-6: a native call that ignores the deadline is ended by the hard deadline, with a reset', async () => {
-    const s = await sandbox({ limits: { evalTimeoutMs: 50 }, hardDeadlineGraceMs: 100 });
+    // The native call runs for minutes, so only the hard deadline (600 ms) can end it; the 500 ms
+    // deadline also bounds the evaluations before and after it, a gate round trip included, with room
+    // for a loaded machine.
+    const s = await sandbox({ limits: { evalTimeoutMs: 500 }, hardDeadlineGraceMs: 100 });
     await run(s, 'var kept = 1');
     const e = await run(s, NATIVE_LONG_CALL);
     expect(e.error?.name).toBe('TimeoutError');

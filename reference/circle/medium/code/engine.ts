@@ -92,49 +92,40 @@ export async function createEngine(
   });
 
   const engine = { context, runtime } as { context: QuickJSAsyncContext; runtime: QuickJSAsyncRuntime };
-  // The prelude runs under the same bounded phase the host uses to read results.
+  // The prelude runs under the same bounded phase the host uses to read results. If it fails, the
+  // engine is simply dropped (see `dispose`).
   state.phase = 'post';
   state.postDeadline = performance.now() + SETUP_BUDGET_MS;
-  try {
-    const factory = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, 'prelude.js', { type: 'global', strict: true }));
-    const names = context.unwrapResult(context.evalCode(JSON.stringify(gateNames)));
-    const globals = context.newString(globalsJson);
-    const cap = context.newNumber(limits.maxOutputChars);
-    const helpers = context.unwrapResult(
-      context.callFunction(factory, context.undefined, gateHost, outHost, names, globals, cap),
-    );
-    for (const h of [factory, names, globals, cap, gateHost, outHost]) h.dispose();
-    const describeValue = context.getProp(helpers, 'describeValue');
-    const describeError = context.getProp(helpers, 'describeError');
-    helpers.dispose();
-    state.phase = 'idle';
-    const runJobs = createJobRunner(module, runtime, context);
-    return {
-      ...engine,
-      runJobs,
-      describeValue,
-      describeError,
-      state,
-      dispose() {
-        state.phase = 'idle';
-        // A failed teardown (e.g. leftover objects) only leaks this engine's private wasm module.
-        try {
-          describeValue.dispose();
-          describeError.dispose();
-          context.dispose();
-          runtime.dispose();
-        } catch {
-          /* the module is unreferenced after this and is garbage collected with everything in it */
-        }
-      },
-    };
-  } catch (error) {
-    try {
-      context.dispose();
-      runtime.dispose();
-    } catch {
-      /* see dispose above */
-    }
-    throw error;
-  }
+  const factory = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, 'prelude.js', { type: 'global', strict: true }));
+  const names = context.unwrapResult(context.evalCode(JSON.stringify(gateNames)));
+  const globals = context.newString(globalsJson);
+  const cap = context.newNumber(limits.maxOutputChars);
+  const helpers = context.unwrapResult(
+    context.callFunction(factory, context.undefined, gateHost, outHost, names, globals, cap),
+  );
+  for (const h of [factory, names, globals, cap, gateHost, outHost]) h.dispose();
+  const describeValue = context.getProp(helpers, 'describeValue');
+  const describeError = context.getProp(helpers, 'describeError');
+  helpers.dispose();
+  state.phase = 'idle';
+  const runJobs = createJobRunner(module, runtime, context);
+  return {
+    ...engine,
+    runJobs,
+    describeValue,
+    describeError,
+    state,
+    /**
+     * Ends the engine without freeing anything inside its wasm module. Every engine owns its module, so
+     * once the engine is no longer referenced the garbage collector reclaims the module whole (150
+     * engines built and dropped in a row keep the process's memory flat). Freeing the runtime instead
+     * is unsafe with the async build of quickjs-emscripten 0.32: it unregisters the runtime's callbacks
+     * before JS_FreeRuntime, which then throws as it finalizes our host functions; and after a host
+     * exception (a host stack overflow) tore an evaluation out of the wasm, objects are still alive, so
+     * JS_FreeRuntime fails its `list_empty(&rt->gc_obj_list)` assertion and prints `Aborted(...)`.
+     */
+    dispose() {
+      state.phase = 'idle';
+    },
+  };
 }
