@@ -11,7 +11,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Adapter } from '../schemas/adapter.ts';
+import type { Adapter, CrystalTransport } from '../schemas/adapter.ts';
+import { CRYSTAL_TRANSPORTS } from '../schemas/adapter.ts';
+import { writeReportOutputs } from './report-outputs.ts';
 import { stopAllImplementations } from './adapters/child-process.ts';
 import { isCommandSpec } from './adapters/command-line.ts';
 import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
@@ -42,7 +44,8 @@ const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature>]...
                                 [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]
-                                [--no-properties] [--property-runs <n>] [--seed <n>]`;
+                                [--no-properties] [--property-runs <n>] [--seed <n>]
+                                [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream]`;
 
 interface Options {
   adapter: string;
@@ -56,6 +59,8 @@ interface Options {
   /** Runs per property; absent: each family's own default. */
   propertyRuns?: number;
   seed?: number;
+  /** How the scripted crystals reach the implementation (default callback). */
+  crystalTransport?: CrystalTransport;
 }
 
 class UsageError extends Error {}
@@ -83,6 +88,11 @@ function parseArgs(argv: string[]): Options {
         const ms = Number(value);
         if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`--timeout needs a positive integer, got '${value}'`);
         options.timeoutMs = ms;
+        break;
+      }
+      case '--crystal-transport': {
+        if (!(CRYSTAL_TRANSPORTS as readonly string[]).includes(value)) throw new UsageError(`--crystal-transport is one of ${CRYSTAL_TRANSPORTS.join(', ')}, got '${value}'`);
+        options.crystalTransport = value as CrystalTransport;
         break;
       }
       case '--property-runs':
@@ -175,6 +185,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       ...(expected && { expectedFailures: expected }),
       ...(io.interrupt && { signal: io.interrupt }),
+      ...(options.crystalTransport && { crystalTransport: options.crystalTransport }),
       onCase: (result, done, total) => io.progress?.(`[${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
     });
   } catch (error) {
@@ -208,7 +219,9 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(dir, 'report.md'), renderMarkdown(report));
-    io.out(`wrote ${join(dir, 'report.json')} and report.md${interrupted ? ' (partial: the run was interrupted)' : ''}`);
+    // JUnit XML, a self-contained HTML report, a job summary and a badge, next to report.json.
+    const more = writeReportOutputs(dir, report).map((file) => relative(dir, file) || file);
+    io.out(`wrote ${join(dir, 'report.json')}, report.md and ${more.join(', ')}${interrupted ? ' (partial: the run was interrupted)' : ''}`);
   }
   return interruptedExit(io) ?? exitCode(report);
 }

@@ -48,7 +48,7 @@ describe('ambient invariants', () => {
     expect(result.invariants.map((i) => [i.id, i.status])).toEqual([
       ['turn-schema', 'pass'], ['request-schema', 'pass'], ['alternation', 'pass'], ['ids-and-parents', 'pass'],
       ['terminal-state', 'pass'], ['usage-recorded', 'pass'], ['call-leads', 'pass'], ['intent-first', 'pass'],
-      ['results-linked', 'pass'],
+      ['results-linked', 'pass'], ['wire-format', 'skipped'],
     ]);
   });
 

@@ -5,7 +5,7 @@
  * reason, without running it: when the adapter has left several cases in a row unanswered
  * (harness/adapters/unanswered.ts), and when the caller's abort signal fires (Ctrl-C).
  */
-import type { Adapter, Description } from '../schemas/adapter.ts';
+import type { Adapter, CrystalTransport, Description } from '../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from './case-types.ts';
 import { checkExpectations, type ExpectationResult } from './check.ts';
 import { driveCase } from './drive.ts';
@@ -58,6 +58,8 @@ export interface RunOptions {
   giveUpAfter?: number;
   /** Interrupts the run: the running case and every later one are errored, with the signal's reason. */
   signal?: AbortSignal;
+  /** How the scripted crystals reach the implementation (default `callback`); it must be declared in describe(). */
+  crystalTransport?: CrystalTransport;
 }
 
 export interface SuiteResult {
@@ -119,7 +121,8 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const description = await describeAdapter(factory);
-  const plan = planCases(file.cases, description, options.filter ?? []);
+  const transport = options.crystalTransport ?? 'callback';
+  const plan = planCases(file.cases, description, options.filter ?? [], transport);
   const cases: CaseResult[] = [];
   const streak = new UnansweredStreak(options.giveUpAfter ?? GIVE_UP_AFTER);
   let gaveUp: string | undefined;
@@ -129,7 +132,7 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
     if (planned.skip) result = base(planned.case, 'skipped', 0, planned.skip);
     else if (stop) result = base(planned.case, 'errored', 0, `not run: ${stop}`);
     else {
-      result = await runCase(planned.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal);
+      result = await runCase(planned.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal, transport);
       gaveUp ??= streak.record(result);
     }
     applyExpectedFailure(result, options.expectedFailures);
@@ -150,13 +153,13 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
 }
 
 /** Runs one case on a fresh adapter; never throws. */
-export async function runCase(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal): Promise<CaseResult> {
+export async function runCase(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal, transport: CrystalTransport = 'callback'): Promise<CaseResult> {
   const started = performance.now();
   const elapsed = (): number => round(performance.now() - started);
   let adapter: Adapter | undefined;
   try {
     adapter = await interruptible(Promise.resolve(factory()), signal);
-    const drive = await interruptible(bounded(driveCase(c, adapter, description), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`), signal);
+    const drive = await interruptible(bounded(driveCase(c, adapter, description, transport), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`), signal);
     const broken = drive.faults.find((f) => f.kind === 'error');
     if (broken) return base(c, 'errored', elapsed(), broken.message);
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
