@@ -1,65 +1,94 @@
 /**
- * Per-turn overhead of the reference loop (issue 3): a zero-latency crystal that answers every query
- * with one echo call (and `done` on the last turn), an echo gate, and the in-memory loom. Runs casts
- * of 100, 1,000 and 10,000 turns in one process and prints the median per-turn cost and the ratio
- * of the 10,000-turn run to the 1,000-turn run (linear growth means about 10x).
+ * Per-turn cost of the reference loop (issues 3 and 15). Prints figures; asserts nothing.
  *
- *   npx tsx bench/loop.bench.ts [rounds]
+ * Each measurement is one cast in a fresh Node process (`bench/loop-round.ts`), so every figure
+ * includes what a real first cast pays (cold code, a young heap), and no round inherits another's
+ * garbage. A warm-up round (one process per size, discarded) comes first, then `rounds` rounds; in each
+ * round the sizes 100, 1,000 and 10,000 turns run one after another. Only the cast is timed.
+ *
+ * Printed: per-turn µs of wall time (median, min, max) at each size, with the median CPU time of the
+ * process per turn beside it (on a busy machine wall time also counts waiting for a core; CPU time
+ * does not, though it counts GC helper threads), the 10,000 / 1,000 ratio of per-turn medians
+ * (1.00 means linear) with the per-round ratios' range, and the heap growth during the 10,000-turn
+ * cast: `heapUsed` after the cast minus before it (a GC is forced just before), and what is still
+ * held after a forced GC at the end (the loom, the context, the result).
+ *
+ *   npx tsx bench/loop.bench.ts [rounds=9] [--against <dir>]...
+ *
+ * `--against <dir>` (repeatable) also measures another checkout of the kit (for example the previous
+ * commit, `git worktree add /tmp/before HEAD~1`, with this `bench/loop-round.ts` copied in),
+ * interleaved round by round with this one, so every set of figures sees the same machine noise.
  */
-import type { CrystalResponse } from '../schemas/index.ts';
-import { createCall } from '../reference/call/call.ts';
-import { createCircle } from '../reference/circle/circle.ts';
-import { doneGate } from '../reference/circle/done.ts';
-import { defineGate } from '../reference/circle/gate.ts';
-import { CRYSTAL_CONTRACT_VERSION, type Crystal } from '../reference/crystal/contract.ts';
-import { createCantrip } from '../reference/entity/cantrip.ts';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const rounds = Number(process.argv[2] ?? 7);
-const sizes = [100, 1_000, 10_000];
+const SIZES = [100, 1_000, 10_000] as const;
+const HERE = fileURLToPath(new URL('..', import.meta.url));
 
-function zeroLatencyCrystal(turns: number): Crystal {
-  let calls = 0;
-  return {
-    contractVersion: CRYSTAL_CONTRACT_VERSION,
-    name: 'zero-latency',
-    async query(): Promise<CrystalResponse> {
-      calls += 1;
-      const gate = calls >= turns ? 'done' : 'echo';
-      const args = gate === 'done' ? { answer: calls } : { text: `turn ${calls}` };
-      return { content: null, tool_calls: [{ id: `c${calls}`, gate, arguments: JSON.stringify(args) }], usage: { prompt: 10, completion: 2, cached: 0 } };
-    },
-  };
+const args = process.argv.slice(2);
+const against: string[] = [];
+for (let at = args.indexOf('--against'); at >= 0; at = args.indexOf('--against')) against.push(args.splice(at, 2)[1]!);
+const rounds = Number(args[0] ?? 9);
+const trees = [{ label: 'this tree', root: HERE }, ...against.map((root) => ({ label: root, root }))];
+
+interface Round {
+  turns: number;
+  castMs: number;
+  /** CPU time of the whole process during the cast (all threads: GC helpers included). */
+  cpuMs: number;
+  heapGrowth: number;
+  heapRetained: number;
+  gc: boolean;
 }
 
-const echo = defineGate({ name: 'echo', description: 'echo', parameters: { type: 'object' } }, async (args) => args.text);
-
-async function timeCast(turns: number): Promise<number> {
-  const cantrip = createCantrip({
-    crystal: zeroLatencyCrystal(turns),
-    call: createCall({ systemPrompt: 'bench' }),
-    circle: createCircle({ gates: [doneGate(), echo], wards: { maxTurns: turns + 1 } }),
+/** One cast of `turns` turns in a fresh process over the kit at `root`. */
+function round(root: string, turns: number): Round {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(root, 'bench', 'loop-round.ts'), String(turns)], {
+    cwd: root,
+    encoding: 'utf8',
   });
-  const started = process.hrtime.bigint();
-  const result = await cantrip.cast('run');
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.turns.length !== turns) throw new Error(`expected ${turns} turns, got ${result.turns.length}`);
-  return elapsed;
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Round;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const range = (values: number[], digits: number, unit = ''): string =>
+  `${median(values).toFixed(digits)}${unit} (min ${Math.min(...values).toFixed(digits)}, max ${Math.max(...values).toFixed(digits)})`;
+const mb = (bytes: number): number => bytes / 1024 / 1024;
 
-await timeCast(1_000); // warm-up: JIT and module loading
-const results = new Map<number, number[]>();
-for (let round = 0; round < rounds; round++) {
-  for (const size of sizes) results.set(size, [...(results.get(size) ?? []), await timeCast(size)]);
+for (const tree of trees) for (const turns of SIZES) round(tree.root, turns); // warm-up round, discarded
+
+const results = new Map<string, Round[]>();
+const key = (root: string, turns: number) => `${root}\0${turns}`;
+for (let index = 0; index < rounds; index++) {
+  for (const tree of trees) {
+    for (const turns of SIZES) {
+      const measured = round(tree.root, turns);
+      results.set(key(tree.root, turns), [...(results.get(key(tree.root, turns)) ?? []), measured]);
+    }
+  }
 }
-console.log(`loop overhead, ${rounds} rounds, node ${process.version}`);
-for (const size of sizes) {
-  const runs = results.get(size)!;
-  const med = median(runs);
-  console.log(
-    `${String(size).padStart(6)} turns: median ${med.toFixed(1)} ms total, ${((med * 1000) / size).toFixed(1)} µs/turn (min ${Math.min(...runs).toFixed(1)}, max ${Math.max(...runs).toFixed(1)} ms)`,
-  );
+
+console.log(`loop benchmark: ${rounds} rounds after a warm-up, one fresh process per cast, node ${process.version}`);
+for (const tree of trees) {
+  if (trees.length > 1) console.log(`\n${tree.label}`);
+  const perTurn = new Map<number, number[]>();
+  for (const turns of SIZES) {
+    const runs = results.get(key(tree.root, turns))!;
+    const micros = runs.map((run) => (run.castMs * 1000) / turns);
+    perTurn.set(turns, micros);
+    const cpu = median(runs.map((run) => (run.cpuMs * 1000) / turns));
+    console.log(`${String(turns).padStart(6)} turns: ${range(micros, 1, ' µs/turn')}, cast ${median(runs.map((run) => run.castMs)).toFixed(1)} ms; cpu ${cpu.toFixed(1)} µs/turn`);
+  }
+  const small = perTurn.get(1_000)!;
+  const large = perTurn.get(10_000)!;
+  const ratios = large.map((value, index) => value / small[index]!);
+  console.log(`10,000 / 1,000 per-turn ratio: ${(median(large) / median(small)).toFixed(2)} (per round ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}; 1.00 is linear)`);
+  const big = results.get(key(tree.root, 10_000))!;
+  console.log(`heap growth during the 10,000-turn cast: ${range(big.map((run) => mb(run.heapGrowth)), 1, ' MB')}`);
+  console.log(`heap still held after it (forced GC):  ${range(big.map((run) => mb(run.heapRetained)), 1, ' MB')}${big[0]!.gc ? '' : ' [no --expose-gc: not forced]'}`);
 }
-const ratios = results.get(10_000)!.map((value, index) => value / results.get(1_000)![index]!);
-console.log(`10,000 / 1,000 turns: median ratio ${median(ratios).toFixed(2)}x (per-round min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)})`);

@@ -32,7 +32,7 @@ export async function executeGate(
   try {
     // A JSON copy: the arguments came from JSON, and a plain copy is cheaper than structuredClone here.
     const result = await gate.execute(JSON.parse(JSON.stringify(args)) as Record<string, unknown>, context);
-    return { ...record, ok: true, result: result === undefined ? null : result };
+    return { tool_call_id: context.toolCallId, gate: name, arguments: args, ok: true, result: result === undefined ? null : result };
   } catch (error) {
     return { ...record, ok: false, error: toGateError(error) };
   }

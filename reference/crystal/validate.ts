@@ -27,20 +27,28 @@ export function validateResponse(response: unknown): CrystalResponse {
     throw invalid('invalid_crystal_response', 'the response has neither content nor tool calls');
   }
   const seen = new Set<string>();
-  toolCalls.forEach((call: ToolCall, index) => {
+  const copies = new Array<ToolCall>(toolCalls.length);
+  for (let index = 0; index < toolCalls.length; index++) {
+    const call = toolCalls[index] as ToolCall;
     checkToolCall(call, index);
     if (seen.has(call.id)) throw invalid('duplicate_tool_call_id', `tool call id '${call.id}' appears twice`);
     seen.add(call.id);
-  });
-  const usage = candidate.usage ?? { prompt: 0, completion: 0, cached: 0 };
+    copies[index] = Object.freeze({ id: call.id, gate: call.gate, arguments: call.arguments });
+  }
+  const usage = candidate.usage ?? NO_USAGE;
   // Fresh objects throughout, so the loop owns what it stores and the crystal cannot change it later.
-  return {
-    ...candidate,
+  // The tool calls are frozen already: they go into the entity's sealed message log as they are.
+  const checked: CrystalResponse = {
     content: content ?? null,
     usage: { prompt: usage.prompt, completion: usage.completion, cached: usage.cached },
-    ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map(({ id, gate, arguments: args }) => ({ id, gate, arguments: args })) } : {}),
-  } as CrystalResponse;
+  };
+  if (copies.length > 0) checked.tool_calls = Object.freeze(copies) as ToolCall[];
+  if (candidate.thinking !== undefined) checked.thinking = candidate.thinking;
+  if (candidate.metadata !== undefined) checked.metadata = candidate.metadata;
+  return checked;
 }
+
+const NO_USAGE = Object.freeze({ prompt: 0, completion: 0, cached: 0 });
 
 function checkToolCall(call: ToolCall, index: number): void {
   const where = `tool_calls[${index}]`;

@@ -8,7 +8,8 @@ import { addUsage, billedTokens } from '../production/usage.ts';
 import { boundCast, DeadlinePassed, type CastBound } from './deadline.ts';
 import type { Entity } from './entity.ts';
 import { truncationSummary } from './truncation-summary.ts';
-import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold } from '../loom/fold.ts';
+import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold, type FoldingOptions } from '../loom/fold.ts';
+import type { QueryOptions } from '../crystal/contract.ts';
 import { CHILD_WIND_DOWN_MS, spawnChild } from '../composition/spawn.ts';
 
 
@@ -52,10 +53,9 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
   const inherited = entity.parentDeadline;
   const deadline = own === undefined ? inherited : inherited === undefined ? own : Math.min(own, inherited);
   const timeoutCause = (): TruncationCause => (inherited !== undefined && deadline === inherited ? 'parent_terminated' : 'timeout');
-  const controller = new AbortController();
-  const bound = boundCast(controller, deadline);
-  const cast: CastControl = { controller, bound, deadline, timeoutCause };
-  const stopOnParent = () => controller.abort(entity.stopReason());
+  const bound = boundCast(deadline);
+  const cast: CastControl = { bound, queryOptions: { signal: bound.signal }, deadline, timeoutCause };
+  const stopOnParent = () => bound.abort(entity.stopReason());
   entity.onStop(stopOnParent);
   const firstCast = entity.messages.length === 0;
   if (start.intent !== null) entity.context.rememberIntent(start.intent);
@@ -79,7 +79,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       };
       const { response, action, failure, cause: cutBy } = await exchange(entity, request, turnId, cast);
       let cause = cutBy;
-      const usage = response?.usage ?? { prompt: 0, completion: 0, cached: 0 };
+      const usage = response?.usage ?? NO_USAGE;
       entity.usage = addUsage(entity.usage, usage);
       const textOnly = response !== undefined && !response.tool_calls?.length;
       const terminated = cause === undefined && (action?.done !== undefined || (textOnly && !entity.cantrip.requireDone));
@@ -103,8 +103,10 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       });
       turns.push(turn);
       entity.context.endTurn();
-      emit(entity.cantrip.onEvent, { type: 'usage', entity_id: entity.id, data: usage });
-      emit(entity.cantrip.onEvent, { type: 'turn_end', entity_id: entity.id, data: { turn_id: turn.id, sequence: turn.sequence } });
+      if (entity.cantrip.onEvent) {
+        emit(entity.cantrip.onEvent, { type: 'usage', entity_id: entity.id, data: usage });
+        emit(entity.cantrip.onEvent, { type: 'turn_end', entity_id: entity.id, data: { turn_id: turn.id, sequence: turn.sequence } });
+      }
 
       if (terminated) {
         return { entityId: entity.id, status: 'terminated', result: turn.result, usage: entity.usage, turns };
@@ -120,21 +122,25 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
           turns,
         };
       }
-      await foldIfNeeded(entity, usage);
+      if (entity.cantrip.folding) await foldIfNeeded(entity, entity.cantrip.folding, usage);
     }
   } finally {
     bound.clear();
     entity.offStop(stopOnParent);
     // COMP-9: children still running when this cast ends are stopped and given time to record it.
-    controller.abort(entity.stopReason() ?? 'cast ended');
+    bound.abort(entity.stopReason() ?? 'cast ended');
     await entity.windDownChildren(CHILD_WIND_DOWN_MS);
   }
 }
 
+/** No usage: what a turn that got no response from the crystal counts. */
+const NO_USAGE: Usage = Object.freeze({ prompt: 0, completion: 0, cached: 0 });
+
 /** What one cast's waits are bounded by, shared by all its turns. */
 interface CastControl {
-  controller: AbortController;
   bound: CastBound;
+  /** Passed with every query of the cast: its abort signal. */
+  queryOptions: QueryOptions;
   deadline: number | undefined;
   timeoutCause: () => TruncationCause;
 }
@@ -153,31 +159,34 @@ interface Exchange {
  * as a cause, so the turn is still recorded (LOOM-1).
  */
 async function exchange(entity: Entity, request: CrystalRequest, turnId: string, cast: CastControl): Promise<Exchange> {
-  const { controller, bound, deadline } = cast;
+  const { bound, deadline } = cast;
   let response: CrystalResponse | undefined;
   let action: Action | undefined;
   try {
-    response = validateResponse(await bound.wait(entity.cantrip.crystal.query(request, { signal: controller.signal })));
-    entity.context.remember({
-      role: 'assistant',
-      content: response.content,
-      ...(response.tool_calls?.length ? { tool_calls: response.tool_calls } : {}),
-    });
-    announce(entity, response);
-    if (response.tool_calls?.length) {
+    response = validateResponse(await bound.wait(entity.cantrip.crystal.query(request, cast.queryOptions)));
+    const toolCalls = response.tool_calls?.length ? response.tool_calls : undefined;
+    entity.context.remember(
+      toolCalls ? { role: 'assistant', content: response.content, tool_calls: toolCalls } : { role: 'assistant', content: response.content },
+    );
+    if (entity.cantrip.onEvent) announce(entity, response);
+    if (toolCalls) {
       const session = await entity.session();
       action = await bound.wait(
-        session.act(response.tool_calls, {
+        session.act(toolCalls, {
           entityId: entity.id,
-          signal: controller.signal,
+          signal: bound.signal,
           turnId,
-          spawn: (child) => spawnChild(entity, turnId, controller.signal, child, deadline),
+          spawn(child) {
+            return spawnChild(entity, turnId, bound.signal, child, deadline);
+          },
         }),
       );
       rememberObservation(entity, action);
-      for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
+      if (entity.cantrip.onEvent) {
+        for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
+      }
     }
-    return { response, ...(action ? { action } : {}) };
+    return { response, action };
   } catch (error) {
     // Gate calls cut off mid-way still get an answer, so the context stays well-formed for a later cast.
     if (response?.tool_calls?.length && !action) {
@@ -197,9 +206,8 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
  * records it. The loom keeps every turn as it was (LOOM-5); the call and the tools are untouched
  * (LOOM-6, CALL-5) because they are not part of what is folded.
  */
-async function foldIfNeeded(entity: Entity, usage: Usage): Promise<void> {
-  const folding = entity.cantrip.folding;
-  if (!folding || !shouldFold(usage, entity.cantrip.crystal.contextWindow, folding.threshold)) return;
+async function foldIfNeeded(entity: Entity, folding: FoldingOptions, usage: Usage): Promise<void> {
+  if (!shouldFold(usage, entity.cantrip.crystal.contextWindow, folding.threshold)) return;
   const keep = folding.keepRecentTurns ?? DEFAULT_KEEP_RECENT_TURNS;
   const shown = entity.context.unfoldedTurns();
   if (shown.length <= keep) return;
@@ -234,12 +242,15 @@ function redacted(entity: Entity, text: string): string {
  */
 function rememberObservation(entity: Entity, action: Action): void {
   const gates = entity.cantrip.circle.gates;
-  const ephemeral = new Map(action.gateCalls.filter((record) => gates.get(record.gate)?.ephemeral).map((record) => [record.tool_call_id, record.gate]));
+  let ephemeral: Map<string, string> | undefined; // tool call id -> gate name, made only when needed
+  for (const record of action.gateCalls) {
+    if (gates.get(record.gate)?.ephemeral) (ephemeral ??= new Map()).set(record.tool_call_id, record.gate);
+  }
   const redact = entity.cantrip.redact;
   for (const original of action.messages) {
     const message = redact && typeof original.content === 'string' ? { ...original, content: redact(original.content) } : original;
     const index = entity.context.remember(message);
-    const gate = message.tool_call_id === undefined ? undefined : ephemeral.get(message.tool_call_id);
+    const gate = message.tool_call_id === undefined ? undefined : ephemeral?.get(message.tool_call_id);
     if (gate !== undefined) {
       entity.context.markEphemeral(index, {
         role: 'tool',

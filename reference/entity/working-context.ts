@@ -60,6 +60,7 @@ export class WorkingContext {
    * (the entity had its next turn to read them); those from this turn wait one more turn.
    */
   endTurn(): void {
+    if (this.#ephemeralDue.length === 0) return;
     const keep = new Set(this.#ephemeralPending);
     this.#ephemeralPending = [];
     this.#ephemeralDue = this.#ephemeralDue.filter(({ index, replacement }) => {

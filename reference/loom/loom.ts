@@ -56,8 +56,12 @@ export class Loom {
   /** Child ids by parent id: one id while a turn has one child (the common chain), a list once it branches. */
   readonly #children = new Map<string, string | string[]>();
   readonly #order: string[] = [];
-  /** Ids of turns still in progress that children may already hang from (see {@link reserve}). */
-  readonly #reserved = new Set<string>();
+  /**
+   * Ids of turns still in progress that children may already hang from (see {@link reserve}): one per
+   * running entity, so a short list. (A Set would do, but one that keeps emptying reallocates its
+   * table on every delete, and this one gains and loses an id every turn.)
+   */
+  readonly #reserved: string[] = [];
 
   /** Loads every line already in `storage` (turns and reward annotations), in order. */
   constructor(storage: LoomStorage = new MemoryStorage(), options: LoomOptions = {}) {
@@ -86,7 +90,7 @@ export class Loom {
    */
   reserve(id: string): void {
     if (this.#turns.has(id)) throw new CantripError('loom_append_only', `turn ${id} is already in the loom`);
-    this.#reserved.add(id);
+    this.#reserved.push(id);
   }
 
   /** How many turns the loom holds. */
@@ -106,13 +110,13 @@ export class Loom {
     if (this.#turns.has(turn.id)) {
       throw new CantripError('loom_append_only', `turn ${turn.id} is already in the loom and cannot be replaced`);
     }
-    if (turn.parent_id !== null && !this.#turns.has(turn.parent_id) && !this.#reserved.has(turn.parent_id)) {
+    if (turn.parent_id !== null && !this.#turns.has(turn.parent_id) && !this.#reserved.includes(turn.parent_id)) {
       throw new CantripError('unknown_turn', `turn ${turn.id}: parent ${turn.parent_id} is not in the loom`);
     }
     const stored = sealTurn(turn);
     this.#storage.append(Object.freeze({ kind: 'turn', turn: stored }));
     this.#index(stored);
-    this.#reserved.delete(stored.id);
+    this.#unreserve(stored.id);
     return stored;
   }
 
@@ -218,6 +222,13 @@ export class Loom {
     if (parent_id !== null && !this.#turns.has(parent_id) && !awaited.has(parent_id)) awaited.set(parent_id, lineNumber);
     awaited.delete(id);
     this.#index(deepFreeze(line.turn));
+  }
+
+  #unreserve(id: string): void {
+    const at = this.#reserved.indexOf(id);
+    if (at < 0) return;
+    this.#reserved[at] = this.#reserved[this.#reserved.length - 1]!;
+    this.#reserved.pop();
   }
 
   #index(turn: Turn): void {

@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, it, expect } from 'vitest';
 import type { Turn } from '../../schemas/records.ts';
 import { sampleCrystalTurn } from './sample-turns.ts';
 import { deepFreeze } from '../freeze.ts';
-import { emptyMetadata, sealTurn } from './turn.ts';
+import { emptyMetadata, isoTime, sealTurn, usageMetadata } from './turn.ts';
 
 describe('turn helpers (LOOM-3, LOOM-9)', () => {
   it('LOOM-9: emptyMetadata records zero usage, zero duration and the given time', () => {
@@ -13,6 +14,15 @@ describe('turn helpers (LOOM-3, LOOM-9)', () => {
       duration_ms: 0,
       timestamp: '2025-05-06T07:08:09.000Z',
     });
+  });
+
+  it('LOOM-9: turn time stamps are ISO 8601 in UTC, written exactly as Date#toISOString writes them', () => {
+    const dates = fc.date({ min: new Date('0000-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true });
+    fc.assert(fc.property(dates, (date) => isoTime(date) === date.toISOString()), { numRuns: 2000 });
+    const before = Date.now();
+    const stamped = Date.parse(usageMetadata({ prompt: 1, completion: 1, cached: 0 }, 0).timestamp);
+    expect(stamped).toBeGreaterThanOrEqual(before);
+    expect(stamped).toBeLessThanOrEqual(Date.now());
   });
 
   it('LOOM-3: deepFreeze freezes nested objects and arrays', () => {

@@ -42,8 +42,8 @@ async function act(
     if (call.gate === DONE && record.ok) done = { answer: record.result };
   }
   // The observation is what the entity was shown, one line per result; the full records sit in gate_calls.
-  const observation = messages.map((message) => message.content).join('\n');
-  return { gateCalls, messages, observation, ...(done ? { done } : {}) };
+  const observation = messages.length === 1 ? (messages[0]!.content ?? '') : messages.map((message) => message.content).join('\n');
+  return done ? { gateCalls, messages, observation, done } : { gateCalls, messages, observation };
 }
 
 /** A gate call record as the crystal reads it in a `tool` message. */
