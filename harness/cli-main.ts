@@ -8,12 +8,15 @@
  * are errored in the partial report, which is written when --out is given). Every implementation process
  * (and its process group) is ended before main returns.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Adapter, CrystalTransport } from '../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../schemas/adapter.ts';
 import { writeReportOutputs } from './report-outputs.ts';
+import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './cli-compare.ts';
+import { selects } from './plan.ts';
+import { DEFAULT_CASE_TIMEOUT_MS } from './run.ts';
 import { stopAllImplementations } from './adapters/child-process.ts';
 import { isCommandSpec } from './adapters/command-line.ts';
 import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
@@ -26,6 +29,8 @@ import { renderMarkdown, summaryLines } from './report-markdown.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The kit's version, from its package.json. */
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 export interface CliIo {
   out: (line: string) => void;
@@ -125,7 +130,40 @@ export async function adapterFactory(spec: string, cwd: string): Promise<Adapter
   return mod.createAdapter as AdapterFactory;
 }
 
+/** What `--help` prints: the commands, then `run`'s options with their defaults. */
+const HELP = `cantrip-conformance: the Cantrip conformance suite (tests.yaml and generated properties) against an implementation.
+
+commands:
+  run      run the suite and write reports          (cantrip-conformance run --help)
+  diff     compare two report.json files            (${DIFF_USAGE.replace('usage: ', '')})
+  matrix   rule-by-implementation table of reports  (${MATRIX_USAGE.replace('usage: ', '')})
+
+run options (defaults in brackets):
+  --adapter <spec>           reference | a module exporting createAdapter() | 'cmd:<command line>' [reference]
+  --filter <term>            a case id, rule id, rule family (LOOP) or feature; repeatable [every case]
+  --out <dir>                where report.json, report.md, junit.xml, report.html, summary.md, badge.json go [none]
+  --expected-failures <file> case ids expected to fail, one a line; stale entries fail the run [none]
+  --cases <file>             the case file [the kit's tests.yaml]
+  --timeout <ms>             per case [${DEFAULT_CASE_TIMEOUT_MS}]
+  --no-properties            skip the generated properties [run them]
+  --property-runs <n>        scenarios per property [${DEFAULT_PROPERTY_RUNS}; code scenarios ${DEFAULT_CODE_PROPERTY_RUNS}]
+  --seed <n>                 the properties' seed [random, printed]
+  --crystal-transport <t>    ${CRYSTAL_TRANSPORTS.join(' | ')} [callback]
+
+exit codes: 0 every applicable MUST case passes, 1 otherwise, 2 bad usage or input, 130/143 interrupted.`;
+
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--version' || command === '-V') {
+    io.out(PACKAGE_VERSION);
+    return 0;
+  }
+  if (command === '--help' || command === '-h' || command === 'help' || (command === 'run' && (rest.includes('--help') || rest.includes('-h')))) {
+    io.out(HELP);
+    return 0;
+  }
+  if (command === 'diff') return runDiff(rest, io);
+  if (command === 'matrix') return runMatrix(rest, io);
   // Ending the implementations' processes makes whatever waits on them give up at once.
   const onInterrupt = (): void => void stopAllImplementations(STOP_GRACE_MS);
   io.interrupt?.addEventListener('abort', onInterrupt, { once: true });
@@ -164,6 +202,10 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       const known = new Set(file.cases.map((c) => c.id));
       const unknown = [...expected].filter((id) => !known.has(id));
       if (unknown.length > 0) throw new UsageError(`${options.expectedFailures}: unknown case ids: ${unknown.join(', ')}`);
+    }
+    // A filter that selects nothing would give a green run that checked nothing (a typo in CI, say).
+    if (options.filter.length > 0 && !file.cases.some((c) => selects(c, options.filter))) {
+      throw new UsageError(`--filter ${options.filter.join(',')} selects no case of ${file.file}`);
     }
     if (options.out) checkOutDir(resolve(io.cwd, options.out));
     factory = await adapterFactory(options.adapter, io.cwd);
