@@ -22,7 +22,7 @@ import { isCommandSpec } from './adapters/command-line.ts';
 import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './cli-checks.ts';
 import { loadExpectedFailures } from './expected-failures.ts';
-import { DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
+import { ALL_PROPERTY_IDS, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
 import { CaseFileError, loadCaseFile } from './load.ts';
 import { assertReportValid, buildReport, exitCode } from './report.ts';
 import { renderMarkdown, summaryLines } from './report-markdown.ts';
@@ -204,8 +204,9 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       if (unknown.length > 0) throw new UsageError(`${options.expectedFailures}: unknown case ids: ${unknown.join(', ')}`);
     }
     // A filter that selects nothing would give a green run that checked nothing (a typo in CI, say).
-    if (options.filter.length > 0 && !file.cases.some((c) => selects(c, options.filter))) {
-      throw new UsageError(`--filter ${options.filter.join(',')} selects no case of ${file.file}`);
+    const namesProperty = options.properties && options.filter.some((term) => ALL_PROPERTY_IDS.includes(term));
+    if (options.filter.length > 0 && !namesProperty && !file.cases.some((c) => selects(c, options.filter))) {
+      throw new UsageError(`--filter ${options.filter.join(',')} selects no case of ${file.file} and no property`);
     }
     if (options.out) checkOutDir(resolve(io.cwd, options.out));
     factory = await adapterFactory(options.adapter, io.cwd);
