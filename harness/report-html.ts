@@ -124,16 +124,7 @@ export function renderHtml(report: Report, options: HtmlOptions = {}): string {
   const title = `Cantrip conformance: ${implementationName(report)}`;
   const body = [header(ctx), nav(ctx), verdict(ctx), chapters(ctx), problems(ctx), failures(ctx), properties(ctx), rules(ctx), cases(ctx)];
   return [
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${html(HTML_CSP)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<meta name="generator" content="cantrip-conformance">',
-    `<title>${html(title)}</title>`,
-    `<style>${STYLE}</style>`,
-    '</head>',
+    ...documentHead(title, STYLE),
     '<body>',
     ...body,
     '</body>',
@@ -390,4 +381,20 @@ function cases(ctx: Ctx): string {
   }
   out.push('</tbody></table>', '</section>');
   return out.join('\n');
+}
+
+/** The opening of every self-contained page the kit writes: no scripts, nothing loaded, one inline style. */
+export function documentHead(title: string, style: string): string[] {
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${html(HTML_CSP)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="generator" content="cantrip-conformance">',
+    `<title>${html(title)}</title>`,
+    `<style>${style}</style>`,
+    '</head>',
+  ];
 }

@@ -20,7 +20,7 @@
 import { loadCatalog, type Catalog } from '../spec/catalog.ts';
 import type { Report } from './report.ts';
 import { anchor, html, implementationName, LEVELS, mdText } from './report-format.ts';
-import { HTML_CSP, STYLE } from './report-html.ts';
+import { documentHead, STYLE } from './report-html.ts';
 
 export type CellStatus = 'pass' | 'partial' | 'fail' | 'errored' | 'xfail' | 'skip' | 'untested';
 
@@ -206,21 +206,12 @@ export function renderMatrixHtml(matrix: Matrix, options: MatrixRenderOptions = 
   });
   const totals = cols.map((c) => `<li><strong>${html(c.label)}</strong>${c.label !== c.implementation ? ` (${html(c.implementation)})` : ''}: ${STATUSES.filter((s) => c.counts[s] > 0).map((s) => `<span class="badge s-${s}">${c.counts[s]} ${s}</span>`).join(' ')}</li>`);
   return [
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${html(HTML_CSP)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<meta name="generator" content="cantrip-conformance">',
-    `<title>Cantrip conformance matrix: ${html(cols.map((c) => c.label).join(', '))}</title>`,
-    `<style>${STYLE}
+    ...documentHead(`Cantrip conformance matrix: ${cols.map((c) => c.label).join(', ')}`, `${STYLE}
 td.s-pass, td.s-partial, td.s-fail, td.s-errored, td.s-xfail, td.s-skip, td.s-untested { font-weight: 600; white-space: nowrap; }
 tr.differs > th { border-left: 4px solid var(--warn); }
 .summary { font-weight: normal; font-size: .9em; }
 th .rule-title { font-weight: 600; }
-</style>`,
-    '</head>',
+`),
     '<body>',
     '<h1>Cantrip conformance matrix</h1>',
     `<p>${cols.length} implementations, ${matrix.rows.length} rules${options.onlyDifferences ? `; only the ${rows.length} rules where they differ are shown` : `; ${matrix.rows.filter((r) => r.differs).length} rules where they differ (marked ≠)`}.</p>`,
