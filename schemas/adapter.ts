@@ -40,6 +40,15 @@ export const FEATURES = [
   'caller-entity-id',
   // A durable loom that can be read back after a restart (`reopen`): LOOM-1, LOOM-3.
   'persistence',
+  // Optional lineage features (issue 14): each has its own case family, skipped when not declared.
+  // Verifier wards: deterministic checks on every gate call before it runs (CIRCLE-5, CIRCLE-6, LOOP-4, WARD-1).
+  'verifier-wards',
+  // File gates over a copy-on-write overlay per entity, accepted or rejected by the host (COMP-4, LOOM-4, CIRCLE-10).
+  'overlay-file-gates',
+  // Declaration-time limits on what a child circle may be, checked before the child runs (COMP-1, COMP-8, WARD-1).
+  'child-circle-wards',
+  // A slow event consumer slows the entity instead of letting events pile up (streaming with a bound).
+  'bounded-events',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
