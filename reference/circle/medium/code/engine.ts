@@ -16,12 +16,22 @@ export type GateHandler = (name: string, json: string, problem: string) => strin
 /** Mutable per-evaluation state the host functions and the interrupt handler consult. */
 export interface EngineState {
   phase: Phase;
-  /** End of the `run` phase (clock ms). */
+  /**
+   * End of the `run` phase (clock ms). The gate bridge pushes it back by every wait in a host gate, so
+   * it bounds the program's own running time, not the time it is blocked on a gate or a child entity
+   * (CIRCLE-6, COMP-2).
+   */
   deadline: number;
+  /** What is left of the evaluation's budget for waiting in host gates (ms; see `SandboxLimits.gateWaitMs`). */
+  gateBudgetMs: number;
   /** End of the `post` phase, in real `performance.now()` ms: a host safety bound, not a ward. */
   postDeadline: number;
-  /** Why the run must end now: `done` was called, or the deadline passed. */
-  stopReason: 'done' | 'deadline' | undefined;
+  /**
+   * Why the run must end now: `done` was called, the deadline passed, or the host gave up on a gate
+   * call (`halted`: the gate budget ran out or the cast was stopped; `halt` says why).
+   */
+  stopReason: 'done' | 'deadline' | 'halted' | undefined;
+  halt?: { name: string; message: string };
   gate: GateHandler;
   output: (level: string, line: string, fullLength: number) => void;
 }
@@ -60,6 +70,7 @@ export async function createEngine(
   const state: EngineState = {
     phase: 'idle',
     deadline: 0,
+    gateBudgetMs: limits.gateWaitMs,
     postDeadline: 0,
     stopReason: undefined,
     gate: () => JSON.stringify({ ok: false, name: 'Error', message: 'no evaluation is running' }),

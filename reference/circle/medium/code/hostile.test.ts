@@ -118,7 +118,10 @@ describe('CIRCLE-6: hostile code in the code medium', () => {
   });
 
   it.each(CASES)('CIRCLE-6 / CIRCLE-9: %s ends as an observation and the next evaluation still works', async (_label, code, check, deadlineMs = ROOMY) => {
-    const sandbox = await createSandbox({ gates, limits: { evalTimeoutMs: deadlineMs, memoryLimitBytes: 8 * 1024 * 1024, maxOutputChars: 1000 } });
+    // Gate waits do not count against the deadline, so a gate that never answers is ended by the gate
+    // budget instead: the same short bound for the snippets that only a bound can end.
+    const limits = { evalTimeoutMs: deadlineMs, gateWaitMs: deadlineMs, memoryLimitBytes: 8 * 1024 * 1024, maxOutputChars: 1000 };
+    const sandbox = await createSandbox({ gates, limits });
     try {
       expect((await sandbox.evaluate('const keep = 41', { idPrefix: 'setup' })).error).toBeUndefined();
       const evaluation = await sandbox.evaluate(code, { idPrefix: 'tc' });

@@ -10,6 +10,7 @@ const MIB = 1024 * KIB;
 /** The defaults; the stack default is also the ceiling (see {@link resolveLimits}). */
 export const DEFAULT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   evalTimeoutMs: 2000,
+  gateWaitMs: 15 * 60 * 1000,
   memoryLimitBytes: 32 * MIB,
   stackLimitBytes: 256 * KIB,
   maxOutputChars: 8000,
@@ -25,6 +26,7 @@ export const MAX_STACK_BYTES = 256 * KIB;
 export function resolveLimits(limits: SandboxLimits | undefined): ResolvedLimits {
   const merged: ResolvedLimits = { ...DEFAULT_LIMITS, ...definedOnly(limits ?? {}) };
   requireInteger('evalTimeoutMs', merged.evalTimeoutMs, 1, 24 * 60 * 60 * 1000);
+  requireInteger('gateWaitMs', merged.gateWaitMs, 1, 24 * 60 * 60 * 1000);
   requireInteger('memoryLimitBytes', merged.memoryLimitBytes, 1 * MIB, 4096 * MIB);
   requireInteger('stackLimitBytes', merged.stackLimitBytes, 16 * KIB, MAX_STACK_BYTES);
   requireInteger('maxOutputChars', merged.maxOutputChars, 1, 100 * MIB);

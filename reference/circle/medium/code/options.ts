@@ -10,7 +10,7 @@ export interface ResolvedOptions {
   gateNames: string[];
   globalsJson: string;
   limits: ResolvedLimits;
-  /** Time past `evalTimeoutMs` before the host terminates an unresponsive worker. */
+  /** Time past `evalTimeoutMs` (of the program's own running time) before the host terminates an unresponsive worker. */
   hardDeadlineGraceMs: number;
 }
 

@@ -26,16 +26,24 @@ export type ToWorker =
   /** Test hook: make the worker die the way a crash would (exit, or an uncaught throw). */
   | { type: 'crash'; how: 'exit' | 'throw' };
 
-/** The main thread's answer to one gate call: a JSON result (absent for `undefined`) or the failure. */
+/**
+ * The main thread's answer to one gate call: a JSON result (absent for `undefined`) or the failure.
+ * `stop` marks a failure that also ends the evaluation: the host gave up on the call (gate budget
+ * spent, or the cast was stopped).
+ */
 export type GateReply =
   | { type: 'gate-reply'; callId: number; ok: true; json?: string }
-  | { type: 'gate-reply'; callId: number; ok: false; error: GateError };
+  | { type: 'gate-reply'; callId: number; ok: false; error: GateError; stop?: true };
 
 /** Worker to main thread. */
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'init-failed'; message: string }
-  | { type: 'gate'; callId: number; name: string; argsJson: string }
+  /**
+   * A gate call. `remainingMs` is what was left of the program's own running time when it made the
+   * call: the host restarts its hard deadline from it once the call is answered (CIRCLE-6).
+   */
+  | { type: 'gate'; callId: number; name: string; argsJson: string; remainingMs: number }
   | { type: 'evaluation'; evaluation: Evaluation }
   /** The worker could not run the evaluation at all (its engine failed and could not be rebuilt). */
   | { type: 'failed'; message: string };

@@ -20,7 +20,8 @@ export interface RunResult {
  * Runs one snippet as global script code, so top-level declarations persist into later evaluations
  * (CIRCLE-9). Code that uses top-level `await` cannot be a script; it runs as the body of an async
  * function instead (its declarations are then local: the presentation tells the entity so).
- * Promise jobs run within the same deadline; a promise that is still pending when nothing is left to
+ * Promise jobs run within the same deadline, which counts the program's own running time only (time
+ * blocked in gates is excluded, CIRCLE-6, COMP-2); a promise that is still pending when nothing is left to
  * settle it is reported, never awaited forever. Leftover jobs after a stop are drained with every
  * gate closed and output ignored, so nothing they do is observed.
  */
@@ -40,6 +41,9 @@ export async function runEvaluation(
     if (state.phase === 'run' && !state.stopReason) output.add(level, line, length);
   };
   state.stopReason = undefined;
+  state.halt = undefined;
+  state.gateBudgetMs = limits.gateWaitMs;
+  // Pushed back by every gate wait (see gate-bridge.ts): it bounds the program's own running time.
   state.deadline = clock() + limits.evalTimeoutMs;
   state.phase = 'run';
 
@@ -77,6 +81,7 @@ export async function runEvaluation(
   else if (hostStackOverflow) evaluation.error = { name: 'RangeError', message: 'recursion too deep: the host stack overflowed, so the sandbox was rebuilt and its state reset' };
   else if (unhealthy) evaluation.error = { name: 'SandboxError', message: 'the sandbox engine failed, so it was rebuilt and its state reset' };
   else if (state.stopReason === 'deadline') evaluation.error = deadlineError(limits.evalTimeoutMs);
+  else if (state.stopReason === 'halted') evaluation.error = haltError(state);
   else if (outcome.pending) evaluation.error = { name: 'TimeoutError', message: 'the returned promise can never settle: nothing is left that could resolve it' };
   else if (outcome.error) evaluation.error = readError(engine, outcome.error);
   else if (outcome.value) {
@@ -114,8 +119,13 @@ function settledOutcome(engine: Engine, value: QuickJSHandle, handles: QuickJSHa
   return { pending: true };
 }
 
+/** Why the host gave up on a gate call and stopped the program (read through a function: set by the bridge). */
+function haltError(state: Engine['state']): EvaluationError {
+  return state.halt ? { ...state.halt } : { name: 'TimeoutError', message: 'the program was stopped while it waited for a gate' };
+}
+
 function deadlineError(ms: number): EvaluationError {
-  return { name: 'TimeoutError', message: `the evaluation exceeded its ${ms} ms deadline and was interrupted` };
+  return { name: 'TimeoutError', message: `the program ran longer than its ${ms} ms deadline (time waiting in gates not counted) and was interrupted` };
 }
 
 function readError(engine: Engine, error: QuickJSHandle): EvaluationError {

@@ -18,6 +18,8 @@ const handles = new WeakMap<Sandbox, () => Promise<WorkerHandle>>();
  * - CIRCLE-5 / CIRCLE-7: every gate call becomes one ordered record, failures included.
  * - LOOP-3: `done(answer)` records its call and ends the evaluation at once, through try/catch.
  * - CIRCLE-6: deadline, memory, stack and output limits are enforced by the sandbox, not the entity;
+ *   the deadline bounds the program's own running time, so a gate or a child entity may keep it
+ *   waiting longer (COMP-2); such waits end with the cast (its `signal`) or the gate budget;
  *   no `require`, no module loader, no `process`, no timers, no network. The worker thread contains
  *   what the engine cannot: a crash of the wasm module or of the worker's native stack, or native work
  *   that ignores the deadline, ends that evaluation and never this process.
@@ -52,7 +54,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     current.catch(() => undefined);
   };
 
-  const evaluateNow = async (code: string, idPrefix: string): Promise<Evaluation> => {
+  const evaluateNow = async (code: string, idPrefix: string, signal: AbortSignal | undefined): Promise<Evaluation> => {
     if (disposed) throw disposedError();
     let handle: WorkerHandle;
     try {
@@ -62,7 +64,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       current = start();
       handle = await current;
     }
-    const outcome = await handle.evaluate(code, idPrefix, resolved.limits.evalTimeoutMs + resolved.hardDeadlineGraceMs);
+    const outcome = await handle.evaluate(code, idPrefix, {
+      runMs: resolved.limits.evalTimeoutMs,
+      graceMs: resolved.hardDeadlineGraceMs,
+      gateWaitMs: resolved.limits.gateWaitMs,
+      ...(signal ? { signal } : {}),
+    });
     if (disposed) throw disposedError();
     if (outcome.kind === 'evaluation') return outcome.evaluation;
     replace(handle);
@@ -76,7 +83,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (typeof idPrefix !== 'string' || idPrefix === '') {
         return Promise.reject(new CantripError('sandbox_error', 'evaluate: options.idPrefix must be a non-empty string'));
       }
-      const next = queue.then(() => evaluateNow(code, idPrefix));
+      const signal = evalOptions?.signal;
+      if (signal !== undefined && !(signal instanceof AbortSignal)) {
+        return Promise.reject(new CantripError('sandbox_error', 'evaluate: options.signal must be an AbortSignal'));
+      }
+      const next = queue.then(() => evaluateNow(code, idPrefix, signal));
       queue = next.catch(() => undefined);
       return next;
     },
@@ -99,7 +110,7 @@ export async function crashSandboxWorker(sandbox: Sandbox, how: 'exit' | 'throw'
 
 function lostWorkerError(outcome: Exclude<WorkerOutcome, { kind: 'evaluation' }>, evalTimeoutMs: number): EvaluationError {
   if (outcome.kind === 'timeout') {
-    return { name: 'TimeoutError', message: `the evaluation exceeded its ${evalTimeoutMs} ms deadline and did not stop, so the sandbox was restarted and its state reset` };
+    return { name: 'TimeoutError', message: `the program ran past its ${evalTimeoutMs} ms deadline and did not stop, so the sandbox was restarted and its state reset` };
   }
   return { name: 'SandboxCrashed', message: `the sandbox crashed (${outcome.message}), so it was restarted and its state reset` };
 }

@@ -12,8 +12,19 @@ export interface SandboxGate {
 
 /** Resource bounds of one sandbox. Every field is optional; see `limits.ts` for the defaults. */
 export interface SandboxLimits {
-  /** Wall-clock budget of one evaluation, host gate waits included. Default 2000. */
+  /**
+   * Budget of the program's own running time in one evaluation. Time the program spends blocked in a
+   * host gate (a child entity included, COMP-2) does not count: the deadline pauses while a gate is
+   * served and resumes when it answers, so spins before and after a gate call add up. Default 2000.
+   */
   evalTimeoutMs?: number;
+  /**
+   * Budget of the time one evaluation may spend blocked in host gates, all its calls together. A host
+   * safety bound so that no wait is endless: the cast's wards (its timeout, its abort signal, passed
+   * to {@link Sandbox.evaluate}) and each gate's own bounds normally end a wait long before. When it
+   * runs out, the call in progress fails with a TimeoutError and the evaluation stops. Default 15 min.
+   */
+  gateWaitMs?: number;
   /** QuickJS heap limit. Default 32 MiB. */
   memoryLimitBytes?: number;
   /** QuickJS stack limit. Default and maximum 256 KiB (larger lets deep recursion escape as a host RangeError). */
@@ -31,7 +42,9 @@ export interface SandboxOptions {
   globals?: Record<string, unknown>;
   /**
    * How long past `evalTimeoutMs` the host waits for the sandbox's worker before terminating it and
-   * starting a fresh one (the hard deadline, for native work the interrupt cannot stop). Default 1000.
+   * starting a fresh one (the hard deadline, for native work the interrupt cannot stop). Like the
+   * deadline, the hard deadline does not run while the host is serving one of the worker's gate calls.
+   * Default 1000.
    */
   hardDeadlineGraceMs?: number;
 }
@@ -60,7 +73,12 @@ export interface Evaluation {
 
 /** One entity's code medium: a persistent JavaScript global scope with gates as functions (CIRCLE-9). */
 export interface Sandbox {
-  /** Runs one snippet. Never rejects for anything the code does; rejects only when the sandbox is disposed or misused. */
-  evaluate(code: string, options: { idPrefix: string }): Promise<Evaluation>;
+  /**
+   * Runs one snippet. Never rejects for anything the code does; rejects only when the sandbox is
+   * disposed or misused. When `signal` aborts (the cast was cut off by a ward or stopped by its
+   * parent, CIRCLE-6, COMP-9), a gate call in progress or made later fails at once and the evaluation
+   * stops, so no gate wait outlives the cast.
+   */
+  evaluate(code: string, options: { idPrefix: string; signal?: AbortSignal }): Promise<Evaluation>;
   dispose(): void;
 }

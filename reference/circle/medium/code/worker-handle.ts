@@ -1,6 +1,6 @@
-import type { GateCallRecord } from '../../../../schemas/index.ts';
+import type { GateCallRecord, GateError } from '../../../../schemas/index.ts';
 import { CantripError } from '../../../errors.ts';
-import { toGateError } from './gate-bridge.ts';
+import { gateBudgetError, toGateError } from './gate-bridge.ts';
 import type { FromWorker, GateReply, ToWorker } from './protocol.ts';
 import { keepSpare, returnWorker, takeWorker, type PooledWorker } from './worker-pool.ts';
 import type { Evaluation, SandboxGate } from './types.ts';
@@ -18,6 +18,25 @@ export type WorkerOutcome =
 
 type Waiter = (event: { kind: 'message'; message: FromWorker } | { kind: 'dead'; message: string }) => void;
 
+/** The bounds of one evaluation as the main thread enforces them. */
+export interface EvaluationBounds {
+  /** The program's own running time (`evalTimeoutMs`); gate waits do not count. */
+  runMs: number;
+  /** Time past `runMs` before the worker is terminated (`hardDeadlineGraceMs`). */
+  graceMs: number;
+  /** Total time this evaluation's gate calls may keep the program waiting (`gateWaitMs`). */
+  gateWaitMs: number;
+  /** The cast's signal: once aborted, a gate call in progress or made later ends the evaluation. */
+  signal?: AbortSignal;
+}
+
+/** The hard-deadline timer of the answer being waited for, which serving a gate call pauses. */
+interface HardTimer {
+  pause(): void;
+  /** Starts counting again, `ms` from now. */
+  resume(ms: number): void;
+}
+
 /**
  * The main thread's end of one sandbox worker (CIRCLE-6: the circle contains the code, whatever it
  * does). It runs the host side of every gate call the worker asks for, passes one evaluation at a time,
@@ -30,6 +49,12 @@ export class WorkerHandle {
   private deathMessage: string | undefined;
   private served: GateCallRecord[] = [];
   private idPrefix = '';
+  /** Counts evaluations, so a gate call that outlives its evaluation cannot touch the next one. */
+  private epoch = 0;
+  private bounds: EvaluationBounds = { runMs: 0, graceMs: 0, gateWaitMs: 0 };
+  /** What is left of this evaluation's gate budget (ms). */
+  private gateBudgetMs = 0;
+  private hardTimer: HardTimer | undefined;
 
   private constructor(
     private readonly pooled: PooledWorker,
@@ -43,7 +68,7 @@ export class WorkerHandle {
   }
 
   private readonly onMessage = (message: FromWorker): void => {
-    if (message.type === 'gate') this.serveGate(message.callId, message.name, message.argsJson);
+    if (message.type === 'gate') this.serveGate(message.callId, message.name, message.argsJson, message.remainingMs);
     else this.waiter?.({ kind: 'message', message });
   };
   private readonly onError = (error: unknown): void => this.die(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
@@ -76,12 +101,21 @@ export class WorkerHandle {
     throw new CantripError('sandbox_error', `createSandbox: the sandbox worker could not start: ${why}`);
   }
 
-  /** Runs one evaluation; `hardMs` is the main thread's own deadline, past which the worker is terminated. */
-  async evaluate(code: string, idPrefix: string, hardMs: number): Promise<WorkerOutcome> {
+  /**
+   * Runs one evaluation under the main thread's own hard deadline, `runMs + graceMs`, past which the
+   * worker is terminated (CIRCLE-6). Like the worker's deadline it counts only the program's own time:
+   * it is paused while this thread serves one of the worker's gate calls (a child entity may take far
+   * longer than the deadline, COMP-2) and restarts from the worker's remaining time when the call is
+   * answered. Serving is itself bounded, by the gate budget and by the cast's signal.
+   */
+  async evaluate(code: string, idPrefix: string, bounds: EvaluationBounds): Promise<WorkerOutcome> {
     this.served = [];
     this.idPrefix = idPrefix;
+    this.epoch += 1;
+    this.bounds = bounds;
+    this.gateBudgetMs = bounds.gateWaitMs;
     this.send({ type: 'evaluate', code, idPrefix });
-    const answer = await this.wait(hardMs);
+    const answer = await this.wait(bounds.runMs + bounds.graceMs, true);
     const gateCalls = settledCopies(this.served, answer.kind === 'timeout' ? 'TimeoutError' : 'SandboxCrashed');
     this.served = [];
     if (answer.kind === 'timeout') {
@@ -124,20 +158,30 @@ export class WorkerHandle {
     if (this.deathMessage === undefined) this.pooled.worker.postMessage(message);
   }
 
-  /** Waits for the next answer, the worker's death, or `ms`, whichever comes first. */
-  private wait(ms: number): Promise<{ kind: 'message'; message: FromWorker } | { kind: 'dead'; message: string } | { kind: 'timeout' }> {
+  /**
+   * Waits for the next answer, the worker's death, or `ms`, whichever comes first. With `pausable`,
+   * the timer is the evaluation's hard deadline, which `serveGate` pauses and resumes.
+   */
+  private wait(ms: number, pausable = false): Promise<{ kind: 'message'; message: FromWorker } | { kind: 'dead'; message: string } | { kind: 'timeout' }> {
     if (this.deathMessage !== undefined) return Promise.resolve({ kind: 'dead', message: this.deathMessage });
     const { worker } = this.pooled;
     worker.ref();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => finish({ kind: 'timeout' }), ms);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = (after: number): void => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish({ kind: 'timeout' }), after);
+      };
       const finish = (result: Parameters<Waiter>[0] | { kind: 'timeout' }): void => {
         clearTimeout(timer);
         this.waiter = undefined;
+        this.hardTimer = undefined;
         worker.unref();
         resolve(result);
       };
       this.waiter = finish;
+      if (pausable) this.hardTimer = { pause: () => clearTimeout(timer), resume: arm };
+      arm(ms);
     });
   }
 
@@ -147,19 +191,48 @@ export class WorkerHandle {
     this.waiter?.({ kind: 'dead', message });
   }
 
-  /** The host side of one gate call (CIRCLE-3): results go back as JSON text, failures as name, message, code. */
-  private serveGate(callId: number, name: string, argsJson: string): void {
+  /**
+   * The host side of one gate call (CIRCLE-3): results go back as JSON text, failures as name, message,
+   * code. While the call is served the hard deadline is paused (the program is blocked, not running;
+   * the worker suspends one gate call at a time, so at most one call of an evaluation is in service).
+   * The wait ends at the latest when the evaluation's gate budget is spent or the cast's signal aborts
+   * (a ward fired or the parent stopped the entity, CIRCLE-6, COMP-9): the worker is then told to stop
+   * the program, and the gate's own late answer is dropped.
+   */
+  private serveGate(callId: number, name: string, argsJson: string, remainingMs: number): void {
+    // A call from an evaluation that already ended: the worker no longer waits for it.
+    if (!this.hardTimer) return;
     const args = JSON.parse(argsJson) as unknown[];
     const record: GateCallRecord = { tool_call_id: `${this.idPrefix}.${this.served.length + 1}`, gate: name, arguments: args, ok: false };
     const served = this.served;
     served.push(record);
+    const { epoch, bounds } = this;
+    const began = performance.now();
+    let open = true;
+    let budgetTimer: ReturnType<typeof setTimeout> | undefined;
     const reply = (answer: GateReply): void => {
+      if (!open) return;
+      open = false;
+      clearTimeout(budgetTimer);
+      bounds.signal?.removeEventListener('abort', onAbort);
       if (answer.ok) {
         record.ok = true;
         if (answer.json !== undefined) record.result = JSON.parse(answer.json) as unknown;
       } else record.error = answer.error;
+      if (epoch === this.epoch) {
+        this.gateBudgetMs -= performance.now() - began;
+        // The program runs again: it has what it had left, and the grace on top, as at the start.
+        this.hardTimer?.resume(remainingMs + bounds.graceMs);
+      }
       this.send(answer);
     };
+    const stop = (error: GateError): void => reply({ type: 'gate-reply', callId, ok: false, error, stop: true });
+    const onAbort = (): void => stop({ name: 'AbortError', message: `${name}() was cut off: the cast was stopped (a ward fired or the parent ended it)` });
+    this.hardTimer.pause();
+    if (bounds.signal?.aborted) return onAbort();
+    if (this.gateBudgetMs <= 0) return stop(gateBudgetError(name));
+    budgetTimer = setTimeout(() => stop(gateBudgetError(name)), this.gateBudgetMs);
+    bounds.signal?.addEventListener('abort', onAbort, { once: true });
     const gate = this.gates.get(name);
     Promise.resolve()
       .then(() => {

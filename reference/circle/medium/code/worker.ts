@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { newQuickJSAsyncWASMModule, type QuickJSAsyncWASMModule } from 'quickjs-emscripten';
 import { createEngine, type Engine } from './engine.ts';
+import { GateStop } from './gate-bridge.ts';
 import type { FromWorker, GateReply, ToWorker } from './protocol.ts';
 import { runEvaluation } from './run.ts';
 import type { SandboxGate } from './types.ts';
@@ -37,7 +38,9 @@ function callHost(name: string, args: unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const callId = ++lastCallId;
     waiting.set(callId, { resolve, reject });
-    post({ type: 'gate', callId, name, argsJson: JSON.stringify(args) });
+    // Calls are made only while an evaluation runs, so the engine's deadline is this evaluation's.
+    const remainingMs = engine ? Math.max(0, engine.state.deadline - clock()) : 0;
+    post({ type: 'gate', callId, name, argsJson: JSON.stringify(args), remainingMs });
   });
 }
 
@@ -47,6 +50,7 @@ function settle(reply: GateReply): void {
   if (!entry) return;
   waiting.delete(reply.callId);
   if (reply.ok) entry.resolve(reply.json === undefined ? undefined : (JSON.parse(reply.json) as unknown));
+  else if (reply.stop) entry.reject(new GateStop(reply.error));
   else entry.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }, reply.error.code ? { code: reply.error.code } : {}));
 }
 
