@@ -87,6 +87,11 @@ describe('loading tests.yaml', () => {
     expect(pointers).toEqual(expect.arrayContaining(['/cases/0/setup/crystal', '/cases/0/expect/0/path', '/cases/0/act/1/send/entity']));
   });
 
+  it('a fork onto a crystal the case does not declare is reported at that key, with line and column', () => {
+    const text = HEAD + CASE.replace('as: first }', 'as: first }\n      - fork: { from: { of: first, nth: 1 }, crystal: nobody, as: branch }');
+    expect(problemsOf(text)).toEqual([expect.objectContaining({ pointer: '/cases/0/act/1/fork/crystal', line: 16, column: 55 })]);
+  });
+
   it('a format_version other than 1 is refused', () => {
     const problems = problemsOf(HEAD.replace('format_version: 1', 'format_version: 2') + CASE);
     expect(problems[0]?.pointer).toBe('/format_version');
