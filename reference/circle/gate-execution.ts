@@ -1,17 +1,21 @@
 import type { GateCallRecord, GateError } from '../../schemas/index.ts';
 import { CantripError } from '../errors.ts';
 import type { Gate, GateContext } from './gate.ts';
+import { verifyCall, type Verifier } from './verifiers.ts';
 
 /**
  * Runs one gate call and always returns a record, never throws: a failing gate is an observation the
  * entity must see (CIRCLE-5), and an unknown or warded-off gate is refused the same way
  * (`gate_unavailable`, CIRCLE-6). Arguments are copied so the gate cannot reach the caller's objects.
+ * The circle's verifiers see the call first, in their order; a refusal is a failed record and the gate
+ * never runs (CIRCLE-6, CIRCLE-5).
  */
 export async function executeGate(
   gates: ReadonlyMap<string, Gate>,
   name: string,
   args: unknown,
   context: GateContext,
+  verifiers: readonly Verifier[] = [],
 ): Promise<GateCallRecord> {
   const record = { tool_call_id: context.toolCallId, gate: name, arguments: args };
   const gate = gates.get(name);
@@ -31,7 +35,9 @@ export async function executeGate(
   }
   try {
     // A JSON copy: the arguments came from JSON, and a plain copy is cheaper than structuredClone here.
-    const result = await gate.execute(JSON.parse(JSON.stringify(args)) as Record<string, unknown>, context);
+    const copy = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
+    verifyCall(verifiers, name, copy);
+    const result = await gate.execute(copy, context);
     return { tool_call_id: context.toolCallId, gate: name, arguments: args, ok: true, result: result === undefined ? null : result };
   } catch (error) {
     return { ...record, ok: false, error: toGateError(error) };

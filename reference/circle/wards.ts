@@ -19,9 +19,11 @@ export interface Wards {
   readonly evalTimeoutMs?: number;
   readonly memoryLimitBytes?: number;
   readonly maxOutputChars?: number;
+  /** Gate calls the verifiers may refuse in a row before the cast is truncated (LOOP-4); see verifiers.ts. */
+  readonly maxRejections?: number;
 }
 
-const NUMERIC = ['maxTurns', 'timeoutMs', 'maxTokens', 'maxDepth', 'maxConcurrency', 'evalTimeoutMs', 'memoryLimitBytes', 'maxOutputChars'] as const;
+const NUMERIC = ['maxTurns', 'timeoutMs', 'maxTokens', 'maxDepth', 'maxConcurrency', 'evalTimeoutMs', 'memoryLimitBytes', 'maxOutputChars', 'maxRejections'] as const;
 
 /**
  * CIRCLE-2, LOOP-2: a ward that guarantees the loop ends whatever the entity does. A turn cap or a

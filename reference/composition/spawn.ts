@@ -6,6 +6,7 @@ import { CantripError } from '../errors.ts';
 import { createCantrip } from '../entity/cantrip.ts';
 import type { Entity } from '../entity/entity.ts';
 import { COMPOSITION_GATES } from './names.ts';
+import { admitChild } from './child-limits.ts';
 
 /** How long a parent waits for its children to record their truncation after it ends (COMP-9). */
 export const CHILD_WIND_DOWN_MS = 2000;
@@ -17,7 +18,10 @@ export const CHILD_WIND_DOWN_MS = 2000;
  *   `gate_not_granted`.
  * - COMP-4: the child starts with an empty history: only its own intent (and the data handed to it).
  * - COMP-7: its crystal and call may differ; by default they are the parent's.
- * - WARD-1: its wards are the parent's composed with its own (a tighter turn cap, one less depth).
+ * - WARD-1: its wards are the parent's composed with its own (a tighter turn cap, one less depth); it
+ *   runs every verifier of its parent's circle, and its own children are held to the same child limits.
+ * - COMP-1, WARD-1, COMP-8: a child circle that breaks the parent's child limits is refused with
+ *   `child_refused` before the child exists (no query, no turn); the parent's gate call fails with it.
  * - COMP-6: at depth 0 the composition gates are gone from the child's circle.
  * - COMP-5, LOOM-8, LOOM-12: it records into the parent's loom, its subtree hanging from the spawning turn.
  * - COMP-2: the parent's gate call waits for the whole child cast.
@@ -47,10 +51,18 @@ export async function spawnChild(
     ...(request.maxTurns === undefined ? {} : { maxTurns: request.maxTurns }),
     ...(depth === 0 ? { removeGates: COMPOSITION_GATES } : {}),
   });
+  const circle = createCircle({
+    gates,
+    wards,
+    medium: parentCircle.medium,
+    verifiers: parentCircle.verifiers,
+    ...(parentCircle.childLimits ? { childLimits: parentCircle.childLimits } : {}),
+  });
+  admitChild(parentCircle.childLimits, circle);
   const cantrip = createCantrip({
     crystal: request.crystal ?? parent.cantrip.crystal,
     call: request.call ?? parent.cantrip.call,
-    circle: createCircle({ gates, wards, medium: parentCircle.medium }),
+    circle,
     requireDone: parent.cantrip.requireDone,
     ...(parent.cantrip.folding ? { folding: parent.cantrip.folding } : {}),
     ...(parent.cantrip.redact ? { redact: parent.cantrip.redact } : {}),

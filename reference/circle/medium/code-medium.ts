@@ -2,6 +2,7 @@ import type { GateCallRecord, Message, ToolCall, ToolDefinition, Turn } from '..
 import { CantripError } from '../../errors.ts';
 import type { Gate } from '../gate.ts';
 import type { Wards } from '../wards.ts';
+import { verifyCall } from '../verifiers.ts';
 import { renderEvaluation } from './code/observation.ts';
 import { CODE_ARGUMENT, CODE_TOOL, gateParameterNames, presentCodeMedium } from './code/presentation.ts';
 import { createSandbox } from './code/sandbox.ts';
@@ -44,7 +45,10 @@ async function openSession(gates: ReadonlyMap<string, Gate>, wards: Parameters<t
       if (replaying) return replayed(replaying.shift(), gate.definition.name);
       if (!current) throw new CantripError('sandbox_error', 'a gate was called outside an evaluation');
       calls += 1;
-      return gate.execute(namedArguments(gate.definition, positional), { ...current, toolCallId: `${current.toolCallId}.${calls}` });
+      const args = namedArguments(gate.definition, positional);
+      // CIRCLE-6: the circle's verifiers see the call before the gate does; a refusal is thrown into the program.
+      verifyCall(options.verifiers ?? [], gate.definition.name, args);
+      return gate.execute(args, { ...current, toolCallId: `${current.toolCallId}.${calls}` });
     },
   }));
   const sandbox: Sandbox = await createSandbox({
@@ -81,7 +85,8 @@ async function openSession(gates: ReadonlyMap<string, Gate>, wards: Parameters<t
         calls = 0;
         let evaluation: Evaluation;
         try {
-          evaluation = await sandbox.evaluate(code, { idPrefix: call.id });
+          // The cast's signal ends any gate wait when a ward fires or the parent stops this entity.
+          evaluation = await sandbox.evaluate(code, { idPrefix: call.id, signal: context.signal });
         } finally {
           current = undefined;
         }

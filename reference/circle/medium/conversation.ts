@@ -2,7 +2,8 @@ import type { GateCallRecord, Message, ToolCall } from '../../../schemas/index.t
 import type { Gate } from '../gate.ts';
 import { DONE } from '../done.ts';
 import { executeGate } from '../gate-execution.ts';
-import type { Action, ActContext, Medium, MediumSession } from './medium.ts';
+import type { Verifier } from '../verifiers.ts';
+import type { Action, ActContext, Medium, MediumSession, OpenOptions } from './medium.ts';
 
 /**
  * The conversation medium of a tool-calling circle (§4.5): gates are presented as tools, and an
@@ -17,8 +18,8 @@ export const conversationMedium: Medium = Object.freeze({
   // The recorded messages are the whole state of a conversation: nothing to re-run.
   forkStrategy: 'snapshot' as const,
   present: (gates: readonly Gate[]) => gates.map((gate) => structuredClone(gate.definition)),
-  open: async (gates: ReadonlyMap<string, Gate>): Promise<MediumSession> => ({
-    act: (toolCalls, context) => act(gates, toolCalls, context),
+  open: async (gates: ReadonlyMap<string, Gate>, options: OpenOptions = {}): Promise<MediumSession> => ({
+    act: (toolCalls, context) => act(gates, toolCalls, context, options.verifiers ?? []),
     dispose: () => {},
   }),
 });
@@ -27,6 +28,7 @@ async function act(
   gates: ReadonlyMap<string, Gate>,
   toolCalls: readonly ToolCall[],
   context: ActContext,
+  verifiers: readonly Verifier[],
 ): Promise<Action> {
   const gateCalls: GateCallRecord[] = [];
   const messages: Message[] = [];
@@ -36,7 +38,7 @@ async function act(
       messages.push({ role: 'tool', tool_call_id: call.id, content: 'skipped: done was already called' });
       continue;
     }
-    const record = await executeGate(gates, call.gate, JSON.parse(call.arguments), { ...context, toolCallId: call.id });
+    const record = await executeGate(gates, call.gate, JSON.parse(call.arguments), { ...context, toolCallId: call.id }, verifiers);
     gateCalls.push(record);
     messages.push({ role: 'tool', tool_call_id: call.id, content: renderRecord(record) });
     if (call.gate === DONE && record.ok) done = { answer: record.result };

@@ -1,5 +1,6 @@
 import type { ForkStrategy, GateCallRecord, Message, ToolCall, ToolDefinition, Turn } from '../../../schemas/index.ts';
 import type { Gate, GateContext } from '../gate.ts';
+import type { Verifier } from '../verifiers.ts';
 
 /** What the circle tells an entity whose text-only reply did not end a `require_done` cast (LOOP-6). */
 export const NO_GATE_CALLED = 'No gate was called. The task ends only when you call done(answer).';
@@ -24,6 +25,8 @@ export interface OpenOptions {
   globals?: Record<string, unknown>;
   /** LOOM-11: the entity's thread so far, for circles that expose the loom to code. */
   thread?: () => readonly Turn[];
+  /** The circle's verifiers: every gate call passes them, in order, before the gate runs (CIRCLE-6). */
+  verifiers?: readonly Verifier[];
 }
 
 /** What a medium passes on to every gate call of one utterance. */
