@@ -3,7 +3,7 @@
  * for that case only, so file gates (`read`, `list_dir`) have a real tree to work on in any language's
  * implementation. A gate's `root` is then read relative to that directory.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 
@@ -32,4 +32,26 @@ export async function materializeFiles(files: Record<string, string> = {}, links
     await symlink(target, at);
   }
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** One regular file of the case directory as the run record shows it under `files`. */
+export interface CaseFile {
+  /** Relative to the case directory, `/`-separated. */
+  path: string;
+  content: string;
+}
+
+/**
+ * Every regular file under the case directory after the actions, sorted by path: what a case reads to
+ * see whether an overlay reached the base (feature overlay-file-gates). Symlinks are not followed, so
+ * nothing outside the directory is read.
+ */
+export async function readCaseFiles(dir: string, prefix = ''): Promise<CaseFile[]> {
+  const found: CaseFile[] = [];
+  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
+    const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...(await readCaseFiles(dir, path)));
+    else if (entry.isFile()) found.push({ path, content: await readFile(join(dir, path), 'utf8') });
+  }
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

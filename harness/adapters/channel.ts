@@ -52,6 +52,11 @@ export class Channel {
           await this.inSession(this.hostFor('host.sleep').sleep(p.ms as number));
           return {};
         },
+        // bounded-events: an event sent as a request is answered once the host's consumer acknowledges it.
+        'host.event': async (p) => {
+          await this.inSession(Promise.resolve(this.hostFor('host.event').event?.(p as unknown as StreamEvent)));
+          return {};
+        },
       },
       notifications: {
         'host.event': (p) => this.hostFor('host.event').event?.(p as unknown as StreamEvent),

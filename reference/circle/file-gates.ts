@@ -46,9 +46,10 @@ export function listDirGate(options: { root: string }): Gate {
 
 /**
  * Resolves `requested` against `root` and proves the result stays inside it, first by the path's
- * text (so nothing outside is touched at all) and then after following symlinks.
+ * text (so nothing outside is touched at all) and then after following symlinks. Shared with the
+ * overlay's reads of the base (overlay.ts).
  */
-async function confine(root: string, requested: unknown): Promise<string> {
+export async function confine(root: string, requested: unknown): Promise<string> {
   if (typeof requested !== 'string') throw new CantripError('invalid_gate_arguments', 'path must be a string');
   if (requested.includes('\0')) throw new CantripError('invalid_gate_arguments', 'path contains a NUL byte');
   const base = resolve(root);

@@ -10,6 +10,8 @@ export interface GateContext {
   signal: AbortSignal;
   /** The id the turn making this call will have in the loom; child entities hang from it (COMP-5). */
   turnId: string;
+  /** The turn the current one hangs from (the fork turn, for a fork's first turn): where per-entity gate state such as a file overlay starts (LOOM-4). */
+  previousTurnId?: string;
   /** Starts a child entity under the calling one; present for the composition gates' use (chapter 5). */
   spawn?: (request: ChildRequest) => Promise<ChildOutcome>;
 }
@@ -52,13 +54,15 @@ export interface Gate {
   /** PROD-5: the result is trimmed from the working context after the next turn; the loom keeps it whole. */
   readonly ephemeral?: boolean;
   execute(args: Record<string, unknown>, context: GateContext): Promise<unknown>;
+  /** For gates over a file overlay: the paths a turn changed, which the loom records with that turn (LOOM-1). */
+  filesChanged?(turnId: string): readonly string[];
 }
 
 /** Builds a gate from its definition and a function that closes over its dependencies (CIRCLE-10). */
 export function defineGate(
   definition: ToolDefinition,
   execute: Gate['execute'],
-  options: { ephemeral?: boolean } = {},
+  options: { ephemeral?: boolean; filesChanged?: (turnId: string) => readonly string[] } = {},
 ): Gate {
   return Object.freeze({ definition: Object.freeze(structuredClone(definition)), execute, ...options });
 }

@@ -6,14 +6,17 @@
 import { SCHEMA_BASE, validate, type SchemaProblem } from '../loader.ts';
 
 /** Harness to implementation: one per operation of the `Adapter` interface. `describe` is the handshake. */
-export const ADAPTER_METHODS = ['describe', 'construct', 'cast', 'invoke', 'send', 'fork', 'loom', 'thread', 'mutate', 'reopen', 'dispose'] as const;
+export const ADAPTER_METHODS = ['describe', 'construct', 'cast', 'invoke', 'send', 'fork', 'loom', 'thread', 'mutate', 'reopen', 'overlay', 'dispose'] as const;
 export type AdapterMethod = (typeof ADAPTER_METHODS)[number];
 
-/** Implementation to harness: requests answered by the `Host` given to construct. */
-export const HOST_METHODS = ['host.queryCrystal', 'host.callGate', 'host.sleep'] as const;
+/**
+ * Implementation to harness: requests answered by the `Host` given to construct. `host.event` is one
+ * too when the implementation declares `bounded-events` (the answer is the acknowledgement).
+ */
+export const HOST_METHODS = ['host.queryCrystal', 'host.callGate', 'host.sleep', 'host.event'] as const;
 export type HostMethod = (typeof HOST_METHODS)[number];
 
-/** Implementation to harness: notifications (no id, no answer). */
+/** Implementation to harness: notifications (no id, no answer); `host.event` without `bounded-events`. */
 export const HOST_NOTIFICATIONS = ['host.event'] as const;
 export type HostNotification = (typeof HOST_NOTIFICATIONS)[number];
 
