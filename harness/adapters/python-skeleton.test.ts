@@ -1,6 +1,7 @@
 /**
  * The Python skeleton (fixtures/adapters/python/) speaks the protocol well enough to pass the core cases
- * it claims. Skipped, saying why, when python3 is not installed.
+ * it claims, through the callback and, in its HTTP mode, through the crystal server's OpenAI format.
+ * Skipped, saying why, when python3 is not installed.
  */
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -33,6 +34,15 @@ const CLAIMED = [
   'stored-turn-cannot-be-edited', // LOOM-3
 ];
 
+/** Cases about a provider's behaviour on the wire (run only through a wire transport). */
+const WIRE_CASES = [
+  'crystal2-overflow-on-the-wire-is-a-structured-failure', // CRYSTAL-2
+  'crystal4-ids-made-up-when-the-provider-sends-none', // CRYSTAL-4
+  'prod2-rate-limit-on-the-wire-retried-as-one-turn', // PROD-2
+  'prod2-bad-request-on-the-wire-not-retried', // PROD-2
+  'loom9-cached-tokens-carried-from-the-wire', // LOOM-9
+];
+
 describe('the Python skeleton over the adapter protocol', () => {
   it.runIf(!python)('is skipped: python3 is not installed on this machine', () => {
     expect(python).toBe(false);
@@ -44,5 +54,20 @@ describe('the Python skeleton over the adapter protocol', () => {
     expect(suite.cases.map((c) => c.id).sort()).toEqual([...CLAIMED].sort());
     const notPassing = suite.cases.filter((c) => c.status !== 'pass').map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }));
     expect(notPassing).toEqual([]);
-  }, 60_000);
+  }, 120_000);
+
+  it.runIf(!python)('HTTP mode is skipped: python3 is not installed on this machine', () => {
+    expect(python).toBe(false);
+  });
+
+  it.runIf(python)('HTTP mode (urllib against the crystal server, openai transport): the claimed cases and the wire cases of its provider pass', async () => {
+    const factory = commandAdapterFactory({ command: 'python3', args: [SKELETON] }, { cwd: PACKAGE_ROOT });
+    const suite = await runSuite(loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml')), factory, { filter: [...CLAIMED, ...WIRE_CASES], crystalTransport: 'openai' });
+    expect(suite.description.crystal_transports).toContain('openai');
+    expect(suite.cases.map((c) => c.id).sort()).toEqual([...CLAIMED, ...WIRE_CASES].sort());
+    const notPassing = suite.cases.filter((c) => c.status !== 'pass').map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }));
+    expect(notPassing).toEqual([]);
+    // The wire-format invariant saw its requests.
+    expect(suite.cases.some((c) => c.invariants.some((i) => i.id === 'wire-format' && i.status === 'pass'))).toBe(true);
+  }, 120_000);
 });

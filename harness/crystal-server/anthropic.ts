@@ -47,6 +47,18 @@ export const anthropicCodec: WireCodec = {
     return sameKey(value, key) ? 'ok' : 'wrong';
   },
 
+  authError(kind: 'missing' | 'wrong') {
+    return { status: 401, body: this.errorBody(401, kind === 'missing' ? 'x-api-key header is required' : 'invalid x-api-key') };
+  },
+
+  modelNotFound(crystal: string) {
+    return { status: 404, body: this.errorBody(404, `model: ${crystal}`) };
+  },
+
+  brokenStreamFrame: 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {\n\n',
+  closingFrames: [],
+  responseId: (n: number) => `msg_${String(n).padStart(6, '0')}`,
+
   parse(body: unknown, headers: IncomingHttpHeaders, problems: ProblemList): ParsedRequest {
     const none: ParsedRequest = { stream: false, wireOptions: {}, includeUsage: true };
     if (!isRecord(body)) return { ...none, fatal: 'the request body is not a JSON object' };

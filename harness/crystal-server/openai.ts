@@ -41,6 +41,22 @@ export const openaiCodec: WireCodec = {
     return match && sameKey(match[1]!, key) ? 'ok' : 'wrong';
   },
 
+  authError(kind: 'missing' | 'wrong') {
+    const message =
+      kind === 'missing'
+        ? "You didn't provide an API key. Provide it in an Authorization header using Bearer auth (Authorization: Bearer YOUR_KEY)."
+        : 'Incorrect API key provided.';
+    return { status: 401, body: this.errorBody(401, message) };
+  },
+
+  modelNotFound(crystal: string) {
+    return { status: 404, body: this.errorBody(404, `The model \`${crystal}\` does not exist or you do not have access to it.`, 'model_not_found') };
+  },
+
+  brokenStreamFrame: 'data: {"id": "broken", "choices": [{"delta": \n\n',
+  closingFrames: [sseFrame('[DONE]')],
+  responseId: (n: number) => `chatcmpl-${n}`,
+
   parse(body: unknown, _headers: IncomingHttpHeaders, problems: ProblemList): ParsedRequest {
     const none: ParsedRequest = { stream: false, wireOptions: {}, includeUsage: false };
     if (!isRecord(body)) return { ...none, fatal: 'the request body is not a JSON object' };

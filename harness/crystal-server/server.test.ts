@@ -10,7 +10,7 @@ import { networkInterfaces } from 'node:os';
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { startCrystalServer } from './server.ts';
 import type { CrystalServer, CrystalServerOptions, ServedReply } from './types.ts';
-import { post, readSse } from './test-client.ts';
+import { post, postGemini, readSse } from './test-client.ts';
 
 const servers: CrystalServer[] = [];
 async function start(options: Partial<CrystalServerOptions> = {}): Promise<CrystalServer> {
@@ -124,7 +124,10 @@ describe('the API key', () => {
     await post(server, 'openai', leaky, { key: `${canary}-wrong` });
     await post(server, 'openai', null, { rawBody: `{not json ${canary}` });
     await fetch(`${server.origin}/v1/other?key=${canary}`, { method: 'POST', body: '{}' });
-    expect(server.exchanges.length).toBe(7);
+    // Gemini: the key in the query string, a model named after it in the path, and the key in the contents.
+    await postGemini(server, { contents: [{ role: 'user', parts: [{ text: canary }] }] }, { keyInQuery: true, model: `m-${canary}`, stream: true });
+    await postGemini(server, { contents: [{ role: 'user', parts: [{ text: canary }] }] }, { key: `${canary}-wrong` });
+    expect(server.exchanges.length).toBe(9);
     const recorded = JSON.stringify(server.exchanges);
     expect(recorded).not.toContain(canary);
     expect(recorded).toContain('[redacted]');

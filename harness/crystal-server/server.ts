@@ -11,17 +11,20 @@ import { randomBytes } from 'node:crypto';
 import type { CrystalReply } from '../../schemas/adapter.ts';
 import type { CrystalResponse } from '../../schemas/records.ts';
 import { anthropicCodec } from './anthropic.ts';
-import type { ReplyContext, WireCodec } from './codec.ts';
+import { callsOf, type ReplyContext, type RequestTarget, type ServedCalls, type WireCodec } from './codec.ts';
+import { geminiCodec } from './gemini.ts';
 import { openaiCodec } from './openai.ts';
 import type { CrystalServer, CrystalServerOptions, Exchange, ProviderStep, ServedReply, WireFormat } from './types.ts';
-import { cutBytes, isRecord, overflowNumbers, ProblemList, redact, redactDeep, resolveSplit, sseFrame } from './wire-util.ts';
+import { cutBytes, endsInsideCharacter, isRecord, overflowNumbers, ProblemList, redact, redactDeep, resolveSplit, sseFrame } from './wire-util.ts';
 
-const CODECS: Record<WireFormat, WireCodec> = { openai: openaiCodec, anthropic: anthropicCodec };
+const CODECS: Record<WireFormat, WireCodec> = { openai: openaiCodec, anthropic: anthropicCodec, gemini: geminiCodec };
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
 
 /** Which format a path belongs to: the endpoint suffix decides, whatever prefix the client's base URL added. */
 function formatOfPath(path: string): WireFormat | undefined {
   if (/\/chat\/completions\/?$/.test(path)) return 'openai';
+  // Gemini names the model and the method in the path: .../models/{model}:generateContent.
+  if (/\/(?:models|tunedModels)\/[^/]+:(?:generateContent|streamGenerateContent)\/?$/.test(path)) return 'gemini';
   if (/\/messages\/?$/.test(path)) return 'anthropic';
   return undefined;
 }
@@ -42,6 +45,9 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
   const sockets = new Set<Socket>();
   let nextId = 1;
   let closing: Promise<void> | undefined;
+  /** Tool calls served to each crystal, in order (Gemini requests are matched against them). */
+  const servedCalls = new Map<string, ServedCalls[]>();
+  const servedToAll: ServedCalls[] = [];
 
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
     res.on('error', () => undefined);
@@ -63,7 +69,13 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
   server.on('clientError', (_error, socket) => socket.destroy());
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    const rawPath = mark === -1 ? url : url.slice(0, mark);
+    const rawQuery = mark === -1 ? '' : url.slice(mark + 1);
+    // A Gemini model name may arrive percent-encoded (`models/a%2Fb:generateContent` is rare, `%3A` is not).
+    const path = safeDecode(rawPath);
+    const query = new URLSearchParams(rawQuery);
     const format = formatOfPath(path);
     const exchange: Exchange = {
       seq: exchanges.length,
@@ -100,16 +112,14 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
     exchange.body = redact(raw.toString('utf8'), apiKey);
 
     if (!format) {
-      sendJson(res, 404, { error: { message: `unknown path ${exchange.path}; this server answers POST .../chat/completions (OpenAI) and POST .../messages (Anthropic)`, type: 'invalid_request_error', code: 'unknown_url' } }, {}, exchange);
+      sendJson(res, 404, { error: { message: `unknown path ${exchange.path}; this server answers POST .../chat/completions (OpenAI), POST .../messages (Anthropic) and POST .../models/{model}:generateContent or :streamGenerateContent (Gemini)`, type: 'invalid_request_error', code: 'unknown_url' } }, {}, exchange);
       return;
     }
     const codec = CODECS[format];
-    exchange.auth = codec.auth(req.headers, apiKey);
+    exchange.auth = codec.auth(req.headers, apiKey, query);
     if (exchange.auth !== 'ok') {
-      const message = format === 'openai'
-        ? (exchange.auth === 'missing' ? "You didn't provide an API key. Provide it in an Authorization header using Bearer auth (Authorization: Bearer YOUR_KEY)." : 'Incorrect API key provided.')
-        : (exchange.auth === 'missing' ? 'x-api-key header is required' : 'invalid x-api-key');
-      sendJson(res, 401, codec.errorBody(401, message), {}, exchange);
+      const answer = codec.authError(exchange.auth);
+      sendJson(res, answer.status, answer.body, {}, exchange);
       return;
     }
     if (req.method !== 'POST') {
@@ -126,7 +136,8 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
       return;
     }
     const problems = new ProblemList();
-    const parsed = codec.parse(json, req.headers, problems);
+    const target: RequestTarget = { path, query, served: (crystal) => (crystal === undefined ? servedToAll : (servedCalls.get(crystal) ?? [])) };
+    const parsed = codec.parse(json, req.headers, problems, target);
     exchange.problems = redactDeep(problems.items, apiKey);
     exchange.stream = parsed.stream;
     if (parsed.crystal !== undefined) exchange.crystal = redact(parsed.crystal, apiKey);
@@ -141,10 +152,8 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
     exchange.request = redactDeep(parsed.request, apiKey);
     const crystal = parsed.crystal;
     if (options.crystals && !options.crystals.includes(crystal)) {
-      const message = format === 'openai'
-        ? `The model \`${crystal}\` does not exist or you do not have access to it.`
-        : `model: ${crystal}`;
-      sendJson(res, 404, codec.errorBody(404, message, format === 'openai' ? 'model_not_found' : undefined), {}, exchange);
+      const answer = codec.modelNotFound(crystal);
+      sendJson(res, answer.status, answer.body, {}, exchange);
       return;
     }
     if (options.strict && problems.items.some((p) => p.severity === 'error')) {
@@ -168,18 +177,19 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
     const id = nextId++;
     const ctx: ReplyContext = {
       model: crystal,
-      id: format === 'openai' ? `chatcmpl-${id}` : `msg_${String(id).padStart(6, '0')}`,
+      id: codec.responseId(id),
       created: Math.floor(Date.now() / 1000),
       step,
       includeUsage: parsed.includeUsage,
       split: resolveSplit(step?.split),
+      ...(parsed.streamArray && { streamArray: true }),
     };
     await deliver(codec, res, exchange, reply as CrystalReply, ctx);
   }
 
   function headersFor(codec: WireCodec, ctx: { id: string } | undefined, step: ProviderStep | undefined): Record<string, string> {
     const headers: Record<string, string> = {};
-    if (ctx) headers[codec.requestIdHeader] = `req_${ctx.id}`;
+    if (ctx && codec.requestIdHeader) headers[codec.requestIdHeader] = `req_${ctx.id}`;
     if (step?.retry_after !== undefined) headers['retry-after'] = String(step.retry_after);
     for (const [k, v] of Object.entries(step?.headers ?? {})) if (k.toLowerCase() !== 'content-length') headers[k.toLowerCase()] = v;
     return headers;
@@ -192,7 +202,7 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
     if (step?.status !== undefined && step.status >= 400) {
       const message = step.message ?? (reply.ok ? undefined : reply.error.message) ?? defaultMessage(step.status);
       const code = step.code ?? (reply.ok ? undefined : reply.error.code);
-      const body = step.body !== undefined ? step.body : codec.errorBody(step.status, message, code);
+      const body = step.body !== undefined ? step.body : codec.errorBody(step.status, message, code, { retryAfter: step.retry_after });
       sendJson(res, step.status, body, headers, exchange);
       return;
     }
@@ -216,7 +226,15 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
       await sendMalformed(codec, res, exchange, response, ctx, headers);
       return;
     }
-    // 5. The reply.
+    // 5. The reply. Its calls are remembered before they go out, for the next request's read-back.
+    const calls = callsOf(response);
+    if (calls.length > 0 && exchange.crystal !== undefined) {
+      const list = servedCalls.get(ctx.model) ?? [];
+      const copy = calls.map((c) => ({ ...c }));
+      list.push(copy);
+      servedCalls.set(ctx.model, list);
+      servedToAll.push(copy);
+    }
     if (!exchange.stream) {
       sendJson(res, 200, codec.replyBody(response, ctx), headers, exchange);
       return;
@@ -243,7 +261,7 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
       return;
     }
     if (kind === 'wrong_shape') {
-      if (exchange.stream) await sendStream(res, [sseFrame(JSON.stringify(codec.wrongShapeBody(ctx))), ...(codec.format === 'openai' ? [sseFrame('[DONE]')] : [])], ctx, headers, exchange);
+      if (exchange.stream) await sendStream(res, [sseFrame(JSON.stringify(codec.wrongShapeBody(ctx))), ...codec.closingFrames], ctx, headers, exchange);
       else sendJson(res, 200, codec.wrongShapeBody(ctx), headers, exchange);
       return;
     }
@@ -260,8 +278,7 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
       const next = frames[half] ?? '';
       await sendStream(res, [...frames.slice(0, half), next.slice(0, Math.floor(next.length / 2))], ctx, headers, exchange);
     } else {
-      const broken = codec.format === 'anthropic' ? 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {\n\n' : 'data: {"id": "broken", "choices": [{"delta": \n\n';
-      await sendStream(res, [frames[0] ?? '', broken, ...frames.slice(1)], ctx, headers, exchange);
+      await sendStream(res, [frames[0] ?? '', codec.brokenStreamFrame, ...frames.slice(1)], ctx, headers, exchange);
     }
   }
 
@@ -281,14 +298,21 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
   async function sendStream(res: ServerResponse, frames: string[], ctx: ReplyContext, headers: Record<string, string>, exchange: Exchange): Promise<void> {
     exchange.status = 200;
     if (res.destroyed) return;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+    // Gemini's streamGenerateContent without alt=sse sends its chunks as one JSON array, written as they come.
+    const type = ctx.streamArray ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8';
+    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-cache', ...headers });
     res.flushHeaders();
     const pieces = cutBytes(frames, ctx.split.bytes);
     exchange.streamed = { events: frames.length, pieces: pieces.length };
     for (const [i, piece] of pieces.entries()) {
       if (res.destroyed) return;
       res.write(piece);
-      if (ctx.split.pauseMs > 0 && i < pieces.length - 1) await sleep(ctx.split.pauseMs);
+      if (i === pieces.length - 1) continue;
+      // A real pause makes the client read a cut character in two reads. The 'awkward' preset pauses
+      // only there and merely yields at its other cuts: a timer per piece (hundreds per reply) would
+      // make a case's time, and so its verdict against the case bound, depend on the machine's load.
+      if (ctx.split.pauseMs > 0 && (ctx.split.bytes !== 'awkward' || endsInsideCharacter(piece))) await sleep(ctx.split.pauseMs);
+      else await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (!res.destroyed) res.end();
   }
@@ -312,7 +336,7 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
     exchanges,
     baseUrl(format: WireFormat): string {
       if (!CODECS[format]) throw new Error(`unknown wire format ${JSON.stringify(format)}`);
-      return `${origin}/v1`;
+      return format === 'gemini' ? `${origin}/v1beta` : `${origin}/v1`;
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
@@ -365,6 +389,14 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     req.on('error', reject);
     req.on('aborted', () => reject(new Error('the request was aborted')));
   });
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -9,7 +9,7 @@ import type { CrystalResponse } from '../../schemas/records.ts';
 import { startCrystalServer } from './server.ts';
 import type { CrystalServer, ProviderStep, ServedReply, WireFormat } from './types.ts';
 import { foldAnthropic, foldOpenAI, post, readSse } from './test-client.ts';
-import { cutBytes } from './wire-util.ts';
+import { cutBytes, endsInsideCharacter } from './wire-util.ts';
 
 const servers: CrystalServer[] = [];
 afterEach(async () => {
@@ -28,7 +28,9 @@ async function serve(...replies: ServedReply[]): Promise<CrystalServer> {
   return server;
 }
 
-const FORMATS: WireFormat[] = ['openai', 'anthropic'];
+/** Gemini's steps are tested in gemini.test.ts. */
+type Format = Exclude<WireFormat, 'gemini'>;
+const FORMATS: Format[] = ['openai', 'anthropic'];
 const request = (format: WireFormat, stream = false): Record<string, unknown> =>
   format === 'openai'
     ? { model: 'parent', messages: [{ role: 'user', content: 'go' }], ...(stream && { stream: true, stream_options: { include_usage: true } }) }
@@ -55,7 +57,7 @@ function errorShape(format: WireFormat, body: any): { message: string; kind: str
 }
 
 describe.each(FORMATS)('%s: error statuses', (format) => {
-  const expectedType: Record<number, Record<WireFormat, string>> = {
+  const expectedType: Record<number, Record<Format, string>> = {
     400: { openai: 'invalid_request_error', anthropic: 'invalid_request_error' },
     401: { openai: 'invalid_request_error', anthropic: 'authentication_error' },
     404: { openai: 'invalid_request_error', anthropic: 'not_found_error' },
@@ -275,5 +277,15 @@ describe('cutBytes', () => {
     for (const p of pieces) ends.add((offset += p.length));
     const all = Buffer.from(frames.join(''));
     for (let i = 0; i < all.length; i++) if ((all[i] ?? 0) >= 0xc0) expect(ends.has(i + 1)).toBe(true);
+  });
+
+  it('the pieces that end inside a character are exactly the ones after a lead byte (where the server pauses)', () => {
+    const frames = ['data: {"t":"é"}\n\n', 'data: {"t":"日本🎉 plain ascii text"}\n\n'];
+    const pieces = cutBytes(frames, 'awkward');
+    const inside = pieces.filter(endsInsideCharacter);
+    expect(inside.length).toBe(4);
+    for (const p of inside) expect(p[p.length - 1]! >= 0xc0).toBe(true);
+    expect(endsInsideCharacter(Buffer.from('🎉'))).toBe(false);
+    expect(endsInsideCharacter(Buffer.from('🎉').subarray(0, 3))).toBe(true);
   });
 });

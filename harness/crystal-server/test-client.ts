@@ -17,6 +17,7 @@ export interface PostOptions {
 export function post(server: CrystalServer, format: WireFormat, body: unknown, options: PostOptions = {}): Promise<Response> {
   const key = options.key === undefined ? server.apiKey : options.key;
   const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+  if (format === 'gemini') return postGemini(server, body, { ...options, key });
   if (format === 'openai') {
     if (key !== null) headers['authorization'] = `Bearer ${key}`;
   } else {
@@ -25,6 +26,37 @@ export function post(server: CrystalServer, format: WireFormat, body: unknown, o
   }
   const path = format === 'openai' ? '/chat/completions' : '/messages';
   return fetch(`${server.baseUrl(format)}${path}`, { method: 'POST', headers, body: options.rawBody ?? JSON.stringify(body) });
+}
+
+export interface GeminiPostOptions extends PostOptions {
+  /** The model in the path; default the body's `model` field (removed from the body), else `parent`. */
+  model?: string;
+  /** `streamGenerateContent`; with `sse` (default true when streaming) `?alt=sse`. */
+  stream?: boolean;
+  sse?: boolean;
+  /** Send the key as the `key` query parameter instead of the `x-goog-api-key` header. */
+  keyInQuery?: boolean;
+}
+
+/**
+ * A Gemini request: the model and the method go in the path. For the tests' convenience a body
+ * with `model` and `stream: true` is turned into that path (both fields leave the body).
+ */
+export function postGemini(server: CrystalServer, body: unknown, options: GeminiPostOptions = {}): Promise<Response> {
+  const key = options.key === undefined ? server.apiKey : options.key;
+  const rest = { ...(body as Record<string, unknown>) };
+  const model = options.model ?? (typeof rest['model'] === 'string' ? rest['model'] : 'parent');
+  const stream = options.stream ?? rest['stream'] === true;
+  delete rest['model'];
+  delete rest['stream'];
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+  const query = new URLSearchParams();
+  if (stream && options.sse !== false) query.set('alt', 'sse');
+  if (key !== null && options.keyInQuery) query.set('key', key);
+  else if (key !== null) headers['x-goog-api-key'] = key;
+  const method = stream ? 'streamGenerateContent' : 'generateContent';
+  const qs = query.toString();
+  return fetch(`${server.baseUrl('gemini')}/models/${encodeURIComponent(model)}:${method}${qs ? `?${qs}` : ''}`, { method: 'POST', headers, body: options.rawBody ?? JSON.stringify(rest) });
 }
 
 export interface SseEvent {
@@ -46,7 +78,8 @@ export async function readSse(response: Response): Promise<{ events: SseEvent[];
   for (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
   text += decoder.decode();
   const events: SseEvent[] = [];
-  for (const block of text.split('\n\n')) {
+  // Gemini ends its lines with CRLF; the other formats with LF.
+  for (const block of text.replace(/\r\n/g, '\n').split('\n\n')) {
     if (block.trim() === '') continue;
     let event: string | undefined;
     const data: string[] = [];
@@ -137,4 +170,30 @@ export function foldAnthropic(events: SseEvent[]): Json {
     }
   }
   return { ...message, content: blocks, stopped };
+}
+
+/** Folds Gemini chunks into the body a plain call returns: parts joined (text with text, thought with thought), the last finishReason and usage. */
+export function foldGemini(events: SseEvent[]): Json {
+  let thought = '';
+  let text: string | undefined;
+  const calls: Json[] = [];
+  let finish: string | undefined;
+  let usage: Json | undefined;
+  let last: Json = {};
+  for (const { data } of events) {
+    const chunk = JSON.parse(data) as Json;
+    if (chunk['error']) throw new Error(`stream error: ${data}`);
+    last = chunk;
+    if (chunk['usageMetadata']) usage = chunk['usageMetadata'];
+    const candidate = chunk['candidates']?.[0];
+    if (!candidate) continue;
+    if (candidate.finishReason) finish = candidate.finishReason;
+    for (const part of candidate.content?.parts ?? []) {
+      if (part.functionCall) calls.push(part);
+      else if (part.thought === true) thought += part.text;
+      else if (typeof part.text === 'string') text = (text ?? '') + part.text;
+    }
+  }
+  const parts: Json[] = [...(thought !== '' ? [{ text: thought, thought: true }] : []), ...(text !== undefined ? [{ text }] : []), ...calls];
+  return { candidates: [{ content: { role: 'model', parts }, ...(finish !== undefined && { finishReason: finish }), index: 0 }], ...(usage && { usageMetadata: usage }), modelVersion: last['modelVersion'], responseId: last['responseId'] };
 }

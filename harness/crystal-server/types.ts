@@ -6,9 +6,9 @@ import type { CrystalReply } from '../../schemas/adapter.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
 
 /** The provider wire formats the server speaks. */
-export type WireFormat = 'openai' | 'anthropic';
+export type WireFormat = 'openai' | 'anthropic' | 'gemini';
 
-export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic'];
+export const WIRE_FORMATS: readonly WireFormat[] = ['openai', 'anthropic', 'gemini'];
 
 /**
  * How a streamed reply is cut into pieces. `'awkward'` is the preset used by cases: one- and
@@ -47,7 +47,7 @@ export interface ProviderStep {
   body?: unknown;
   /** Message of the default error body. Default: the reply's error message, else a provider-like one. */
   message?: string;
-  /** Code (OpenAI `error.code`) or error type (Anthropic `error.type`) of the default error body. */
+  /** Code (OpenAI `error.code`), error type (Anthropic `error.type`) or status name (Gemini `error.status`) of the default error body. */
   code?: string;
   /** A `retry-after` header: seconds, or an HTTP date. Sent with any status. */
   retry_after?: number | string;
@@ -66,7 +66,7 @@ export interface ProviderStep {
   tool_call_ids?: 'omit' | 'empty';
   /** How a streamed reply is cut (ignored when the request did not ask for a stream). */
   split?: 'awkward' | StreamSplit;
-  /** The raw finish reason on the wire (OpenAI `finish_reason`, Anthropic `stop_reason`), overriding the derived one. */
+  /** The raw finish reason on the wire (OpenAI `finish_reason`, Anthropic `stop_reason`, Gemini `finishReason`), overriding the derived one. */
   finish_reason?: string;
   /** A streamed reply that fails after this many events with the format's in-stream error event. */
   stream_error_after?: { events: number; message?: string; type?: string };
@@ -149,7 +149,7 @@ export interface CrystalServerOptions {
 }
 
 export interface CrystalServer {
-  /** The base URL a client of `format` is configured with: `http://127.0.0.1:<port>/v1` for both. */
+  /** The base URL a client of `format` is configured with: `http://127.0.0.1:<port>/v1` (OpenAI, Anthropic) or `.../v1beta` (Gemini). */
   baseUrl(format: WireFormat): string;
   /** `http://127.0.0.1:<port>`, for SDKs that append `/v1/...` themselves. */
   readonly origin: string;

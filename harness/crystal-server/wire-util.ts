@@ -99,6 +99,17 @@ export function cutBytes(frames: string[], bytes: 'awkward' | number | undefined
   return pieces.filter((p) => p.length > 0);
 }
 
+/** Whether `piece` ends part-way through a multi-byte UTF-8 character. */
+export function endsInsideCharacter(piece: Buffer): boolean {
+  for (let back = 1; back <= Math.min(4, piece.length); back++) {
+    const b = piece[piece.length - back] ?? 0;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back for the lead byte
+    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return length > back;
+  }
+  return false;
+}
+
 /** The text of content given as a string or as an array of `{type:'text', text}` parts. */
 export function textOfParts(
   content: unknown,
