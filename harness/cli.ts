@@ -18,7 +18,8 @@ const tty = process.stderr.isTTY;
 const code = await main(process.argv.slice(2), {
   out: (line) => console.log(line),
   err: (line) => console.error(line),
-  ...(tty && { progress: (text: string) => process.stderr.write(`\r\x1b[2K${text}`) }),
+  // On a terminal one progress line is rewritten in place; in a log (CI) each finished case or property gets a line.
+  ...(tty ? { progress: (text: string) => process.stderr.write(`\r\x1b[2K${text}`) } : { progressLine: (line: string) => process.stderr.write(`${line}\n`) }),
   cwd: process.cwd(),
   interrupt: interrupt.signal,
 });

@@ -25,6 +25,14 @@ export function caseStatus(c: ReportCase): EffectiveStatus {
   return c.stale ? 'stale' : c.status;
 }
 
+/** `12345 ms (start-up 40 ms, cases 10000 ms, properties 2305 ms)`; without phases (an older report), the total alone. */
+export function durationText(report: Report): string {
+  const env = report.environment;
+  const p = env.phases;
+  const ms = (n: number): string => `${Math.round(n)} ms`;
+  return p ? `${ms(env.duration_ms)} (start-up ${ms(p.startup_ms)}, cases ${ms(p.cases_ms)}, properties ${ms(p.properties_ms)})` : ms(env.duration_ms);
+}
+
 /** Statuses that fail a run (or the level they belong to). */
 export const BROKEN: ReadonlySet<string> = new Set(['fail', 'errored', 'stale']);
 

@@ -16,6 +16,7 @@ import {
   anchor,
   causeKeys,
   clipText,
+  durationText,
   expectedText,
   html,
   implementationName,
@@ -144,7 +145,7 @@ function header(ctx: Ctx): string {
     ...(impl.sandbox ? [['Sandbox', html(`${impl.sandbox.language} (tool ${impl.sandbox.tool}, argument ${impl.sandbox.argument})`)] as [string, string]] : []),
     ['Cases', `${html(env.case_file)}, spec ${html(r.spec_version)}, format ${html(r.format_version)}`],
     ['Filter', html(env.filter.join(' ') || 'none')],
-    ['Run', `${html(env.started_at)}, ${html(Math.round(env.duration_ms))} ms, Node ${html(env.node)} on ${html(env.platform)}/${html(env.arch)} (${html(env.cpus)} CPUs)`],
+    ['Run', `${html(env.started_at)}, ${html(durationText(r))}, Node ${html(env.node)} on ${html(env.platform)}/${html(env.arch)} (${html(env.cpus)} CPUs)`],
     ...(seed !== undefined ? [['Property seed', `${html(seed)} <span class="muted">(--seed ${html(seed)} repeats the scenarios)</span>`] as [string, string]] : []),
   ];
   const passed = exitCode(r) === 0;

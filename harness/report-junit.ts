@@ -123,6 +123,8 @@ function runProperties(report: Report): [string, string][] {
     ['node', env.node],
     ['platform', `${env.platform}/${env.arch}`],
     ['started_at', env.started_at],
+    ['duration_ms', String(env.duration_ms)],
+    ...(env.phases ? (Object.entries(env.phases).map(([phase, ms]) => [`phases.${phase}`, String(ms)]) as [string, string][]) : []),
   ];
   for (const level of LEVELS) props.push([`verdict.${level}`, report.verdict[level].status]);
   const seed = report.properties?.[0]?.seed;

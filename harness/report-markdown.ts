@@ -1,5 +1,6 @@
 /** report.md and the console summary: the same facts as report.json, for people. */
 import type { Report } from './report.ts';
+import { durationText } from './report-format.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
 
 const clip = (value: unknown, max = 300): string => {
@@ -7,18 +8,23 @@ const clip = (value: unknown, max = 300): string => {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 };
 
-/** Lines printed at the end of a run: one per chapter, one per level, the top root causes, then failures in short. */
+/**
+ * The console summary, in the order things ran: the cases (one line per chapter, the top root causes,
+ * failures in short), the properties, then how long it took and the verdict per level. The CLI prints
+ * the cases' part as soon as the cases are done and the rest after the properties.
+ */
 export function summaryLines(report: Report): string[] {
+  return [...caseSummaryLines(report), ...propertyLines(report), ...verdictLines(report)];
+}
+
+/** The cases' part of the summary: the implementation, one line per chapter, the top root causes, failures in short. */
+export function caseSummaryLines(report: Report): string[] {
   const lines: string[] = [];
   const impl = report.implementation;
   lines.push(`${impl.name} ${impl.version} (spec ${impl.spec_version}; features: ${impl.features.join(', ') || 'none'})`);
   for (const ch of report.chapters) {
     if (ch.total === 0) continue;
     lines.push(`  ${String(ch.chapter)}. ${ch.title.padEnd(12)} ${ch.pass} pass, ${ch.fail} fail, ${ch.errored} errored, ${ch.skipped} skipped, ${ch.xfail} xfail`);
-  }
-  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
-    const v = report.verdict[level];
-    lines.push(`${level.padEnd(6)} ${v.status.toUpperCase()}  (${v.pass}/${v.applicable} applicable pass${v.xfail ? `, ${v.xfail} expected failures` : ''})`);
   }
   lines.push(...rootCauseLines(report));
   for (const c of report.cases.filter((x) => x.status === 'fail' || x.status === 'errored')) {
@@ -29,7 +35,16 @@ export function summaryLines(report: Report): string[] {
     for (const p of c.problems) lines.push(`      ${p}`);
   }
   for (const id of report.stale) lines.push(`  STALE ${id}: listed as an expected failure but passes; remove it from the list`);
-  lines.push(...propertyLines(report));
+  return lines;
+}
+
+/** The closing lines: the run's duration and its phases, then one verdict line per level (cases and properties together). */
+export function verdictLines(report: Report): string[] {
+  const lines = [`took ${durationText(report)}`];
+  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
+    const v = report.verdict[level];
+    lines.push(`${level.padEnd(6)} ${v.status.toUpperCase()}  (${v.pass}/${v.applicable} applicable pass${v.xfail ? `, ${v.xfail} expected failures` : ''})`);
+  }
   return lines;
 }
 
@@ -91,7 +106,7 @@ function rootCauseSection(report: Report): string[] {
 }
 
 /** Console lines for the properties: a count, then each failure with what differed and its reproducer. */
-function propertyLines(report: Report): string[] {
+export function propertyLines(report: Report): string[] {
   const props = report.properties;
   if (!props || props.length === 0) return [];
   const count = (s: string): number => props.filter((p) => p.status === s).length;
@@ -132,7 +147,7 @@ export function renderMarkdown(report: Report): string {
   const out: string[] = [];
   out.push(`# Cantrip conformance report: ${impl.name} ${impl.version}`, '');
   out.push(`Spec ${report.spec_version}, case format ${report.format_version}, features: ${impl.features.join(', ') || 'none'}.`);
-  out.push(`Run at ${report.environment.started_at} on Node ${report.environment.node} (${report.environment.platform}/${report.environment.arch}), ${Math.round(report.environment.duration_ms)} ms.`, '');
+  out.push(`Run at ${report.environment.started_at} on Node ${report.environment.node} (${report.environment.platform}/${report.environment.arch}), ${durationText(report)}.`, '');
   out.push('## Verdict', '', '| level | verdict | applicable | pass | fail | errored | xfail | skipped |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
     const v = report.verdict[level];

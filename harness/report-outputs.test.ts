@@ -48,7 +48,7 @@ beforeAll(async () => {
     writeFileSync(join(dir, `${name}.json`), JSON.stringify(samples[name]));
     writeReportOutputs(join(dir, name), samples[name]);
   }
-}, 60_000);
+}, 120_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -176,7 +176,7 @@ describe('report.html', () => {
       const all = await renderInChromium([...NAMES.map((n) => join(dir, n, 'report.html')), matrix, bad], { count: ['section', 'tr[id^="rule-"]', 'tr[id^="case-"]'] });
       probe = all.pop()!;
       pages = all;
-    }, 90_000);
+    }, 120_000);
 
     it('renders every page with no console message, no error and no network request', () => {
       expect(pages).toHaveLength(4);

@@ -5,7 +5,7 @@
  * it.
  */
 import { exitCode, type Report } from './report.ts';
-import { expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './report-format.ts';
+import { durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './report-format.ts';
 
 /** The file names the CLI writes next to report.json. */
 export const SUMMARY_FILE = 'summary.md';
@@ -31,7 +31,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
   const passed = exitCode(report) === 0;
   out.push(`## Cantrip conformance: ${mdText(implementationName(report))} ${passed ? '✅' : '❌'}`, '');
   out.push(
-    `Spec ${mdText(report.spec_version)} · ${mdText(report.environment.case_file)}${report.environment.filter.length > 0 ? ` · filter ${mdCode(report.environment.filter.join(' '))}` : ''} · ${Math.round(report.environment.duration_ms)} ms`,
+    `Spec ${mdText(report.spec_version)} · ${mdText(report.environment.case_file)}${report.environment.filter.length > 0 ? ` · filter ${mdCode(report.environment.filter.join(' '))}` : ''} · ${mdText(durationText(report))}`,
     '',
   );
   const signal = interruptedBy(report);

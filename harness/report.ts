@@ -43,12 +43,26 @@ export interface RuleReport {
   failed_by_properties?: string[];
 }
 
+/** Where a run's time went, in ms: loading and checking before the first case, the cases (describe() included), the properties (0 when they did not run). */
+export interface Phases {
+  startup_ms: number;
+  cases_ms: number;
+  properties_ms: number;
+}
+
+/** When the run started and how long it took as a whole, with its phases (the CLI measures these). */
+export interface RunTiming {
+  started_at: string;
+  duration_ms: number;
+  phases: Phases;
+}
+
 export interface Report {
   report_version: number;
   implementation: Description;
   spec_version: string;
   format_version: 1;
-  environment: { node: string; platform: string; arch: string; cpus: number; case_file: string; started_at: string; duration_ms: number; filter: string[] };
+  environment: { node: string; platform: string; arch: string; cpus: number; case_file: string; started_at: string; duration_ms: number; phases?: Phases; filter: string[] };
   summary: Counts & { total: number; stale: number };
   verdict: Record<Level, LevelVerdict>;
   chapters: ({ chapter: number; title: string; total: number } & Counts)[];
@@ -65,8 +79,9 @@ export interface Report {
 
 const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0 });
 
-export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog; properties?: PropertyResult[]; interrupted?: string } = {}): Report {
+export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog; properties?: PropertyResult[]; interrupted?: string; timing?: RunTiming } = {}): Report {
   const properties = options.properties;
+  const timing = options.timing ?? timingOf(suite, properties);
   const catalog = options.catalog ?? loadCatalog();
   const chapterOf = new Map(catalog.rules.map((r) => [r.id as string, r.chapter]));
   const caseChapter = (c: CaseResult): number => chapterOf.get(c.rules[0] ?? '') ?? 0;
@@ -103,7 +118,7 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     implementation: suite.description,
     spec_version: suite.spec_version,
     format_version: suite.format_version,
-    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: suite.started_at, duration_ms: suite.duration_ms, filter: options.filter ?? [] },
+    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: options.filter ?? [] },
     summary,
     verdict,
     chapters,
@@ -120,6 +135,14 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     ...(properties && { properties }),
     ...(options.interrupted && { interrupted: options.interrupted }),
   };
+}
+
+const round = (ms: number): number => Math.round(ms * 100) / 100;
+
+/** Without the caller's clock: the suite's own time plus the properties', with no start-up measured. */
+function timingOf(suite: SuiteResult, properties: PropertyResult[] | undefined): RunTiming {
+  const propertiesMs = (properties ?? []).reduce((sum, p) => sum + p.duration_ms, 0);
+  return { started_at: suite.started_at, duration_ms: suite.duration_ms + propertiesMs, phases: { startup_ms: 0, cases_ms: suite.duration_ms, properties_ms: propertiesMs } };
 }
 
 const RANK: RuleStatus[] = ['fail', 'errored', 'xfail', 'pass', 'skipped', 'untested'];
