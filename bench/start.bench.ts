@@ -5,8 +5,9 @@
  * Each figure is a fresh `node` process, `rounds` of each (default 3), interleaved:
  * - start-up: from process start to the point the run could begin: tsx registered, the CLI module
  *   (which imports the whole harness) and the reference adapter imported, tests.yaml loaded and checked;
- * - cases only: `run --no-properties`;
- * - full run: `run`, what `npm start` does.
+ * - cases only: `run --no-properties` (cases that script a wait overlapping the others, the default);
+ * - cases one at a time: `run --no-properties --jobs 1`, to show what the overlap saves;
+ * - full run: `run`, what `npm start` does; the properties take about its time less the cases'.
  * Runs write their reports to a scratch directory, not `reports/`. Each line gives wall time and the
  * CPU time of the process (user + system), which shows how much of the wall time was the machine
  * being busy with something else.
@@ -40,6 +41,7 @@ function timedNode(phaseArgs: string[]): Record<string, number> {
 const kinds = {
   'start-up': () => timedNode(['startup']),
   'cases only': () => timedNode(['run', 'run', '--no-properties', '--out', join(scratch, 'cases')]),
+  'cases one at a time': () => timedNode(['run', 'run', '--no-properties', '--jobs', '1', '--out', join(scratch, 'sequential')]),
   'full run (npm start)': () => timedNode(['run', 'run', '--out', join(scratch, 'full')]),
 } as const;
 const results = new Map<string, Record<string, number>[]>();
@@ -65,4 +67,6 @@ for (const [name, runs] of results) {
     }
   }
 }
+const wall = (name: string): number => median(results.get(name)!.map((run) => run.wallMs!));
+console.log(`${'properties (derived)'.padEnd(22)} wall ${(wall('full run (npm start)') - wall('cases only')).toFixed(0)} ms (full run less cases only, medians)`);
 if (profileDir) console.log(`CPU profile of a full run written to ${profileDir}`);

@@ -144,3 +144,113 @@ describe('running cases in isolation', () => {
     expect(exitCode(report)).toBe(0);
   });
 });
+
+/** Two cases that script a wait (a delayed reply, a delay gate), then two that do not (marked by their echo gate). */
+const MIXED = loadCaseText(
+  `format_version: 1
+spec_version: 0.1.0-draft
+cases:
+${['waits-on-crystal', 'waits-on-gate', 'computes-1', 'computes-2']
+  .map(
+    (id) => `  - id: ${id}
+    rules: [LOOP-3]
+    level: MUST
+    description: done ends the cast
+    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, ${id === 'waits-on-gate' ? 'delay' : id.startsWith('computes') ? 'echo' : 'counter'}], wards: { max_turns: 3 } } }
+    crystals:
+      parent: { script: [{ tool_calls: [{ gate: done, args: { answer: 1 } }]${id === 'waits-on-crystal' ? ', delay_ms: 50' : ''} }] }
+    act: [{ cast: { intent: go, as: first } }]
+    expect: [{ path: outcomes.first.result, equals: 1 }]`,
+  )
+  .join('\n')}
+`,
+  'mixed.yaml',
+);
+
+/** Counts the adapter instances in use at once: all of them, and those of cases that script no wait. */
+class Gauge {
+  live = 0;
+  most = 0;
+  computing = 0;
+  mostComputing = 0;
+  /** The cases' gates, in the order their cantrips were constructed: which kind of case started when. */
+  readonly constructed: string[] = [];
+
+  factory(make: () => Adapter = () => new Miniature()): () => Adapter {
+    return () => {
+      const adapter = make();
+      let constructed = false;
+      let computes = false;
+      const construct = adapter.construct.bind(adapter);
+      adapter.construct = (setup, host) => {
+        constructed = true;
+        this.most = Math.max(this.most, ++this.live);
+        computes = JSON.stringify(setup).includes('"echo"');
+        this.constructed.push(['echo', 'delay', 'counter'].find((gate) => JSON.stringify(setup).includes(`"${gate}"`)) ?? '?');
+        if (computes) this.mostComputing = Math.max(this.mostComputing, ++this.computing);
+        return construct(setup, host);
+      };
+      const dispose = adapter.dispose.bind(adapter);
+      adapter.dispose = async () => {
+        if (constructed) this.live--;
+        if (computes) this.computing--;
+        return dispose();
+      };
+      return adapter;
+    };
+  }
+}
+
+describe('running cases at once (jobs)', () => {
+  it('by default one case runs at a time', async () => {
+    const gauge = new Gauge();
+    const suite = await runSuite(MIXED, gauge.factory());
+    expect(suite.cases.map((c) => c.status)).toEqual(['pass', 'pass', 'pass', 'pass']);
+    expect(gauge.most).toBe(1);
+  });
+
+  it('cases that script a wait overlap others, those that do not never overlap each other; results and progress keep plan order', async () => {
+    const gauge = new Gauge();
+    const progress: string[] = [];
+    const suite = await runSuite(MIXED, gauge.factory(), { jobs: 4, onCase: (result, done, total) => progress.push(`${done}/${total} ${result.id}`) });
+    expect(suite.cases.map((c) => [c.id, c.status])).toEqual([
+      ['waits-on-crystal', 'pass'],
+      ['waits-on-gate', 'pass'],
+      ['computes-1', 'pass'],
+      ['computes-2', 'pass'],
+    ]);
+    expect(progress).toEqual(['1/4 waits-on-crystal', '2/4 waits-on-gate', '3/4 computes-1', '4/4 computes-2']);
+    // Room for four, but computes-2 waits for computes-1; the three others start together (the run awaits nothing in between).
+    expect(gauge.most).toBe(3);
+    expect(gauge.mostComputing).toBe(1);
+  });
+
+  it('cases that script a wait start ahead of their turn, leaving a place to the cases that compute', async () => {
+    const gauge = new Gauge();
+    const reversed = { ...MIXED, cases: [...MIXED.cases].reverse() };
+    const suite = await runSuite(reversed, gauge.factory(), { jobs: 3 });
+    expect(suite.cases.map((c) => c.id)).toEqual(['computes-2', 'computes-1', 'waits-on-gate', 'waits-on-crystal']);
+    expect(suite.cases.every((c) => c.status === 'pass')).toBe(true);
+    // Both waiting cases start while computes-2 runs, before computes-1.
+    expect(gauge.constructed[0]).toBe('echo');
+    expect(gauge.constructed.slice(1, 3).sort()).toEqual(['counter', 'delay']);
+    expect(gauge.constructed[3]).toBe('echo');
+    expect(gauge.mostComputing).toBe(1);
+  });
+
+  it('an interruption errors every running case and runs none after it', async () => {
+    const controller = new AbortController();
+    const gauge = new Gauge();
+    let made = 0;
+    // Interrupts once the three first cases are under way (the first instance only describes).
+    const factory = gauge.factory(() => {
+      if (++made === 4) setImmediate(() => controller.abort('SIGINT'));
+      return new Faulty('hang');
+    });
+    const suite = await runSuite(MIXED, factory, { jobs: 3, signal: controller.signal });
+    expect(suite.cases.map((c) => c.status)).toEqual(['errored', 'errored', 'errored', 'errored']);
+    expect(suite.cases.slice(0, 3).map((c) => c.reason)).toEqual(Array(3).fill('the run was interrupted (SIGINT) while this case ran'));
+    expect(suite.cases[3]?.reason).toBe('not run: the run was interrupted (SIGINT)');
+    expect(suite.stopped).toBe('the run was interrupted (SIGINT)');
+  });
+});

@@ -4,6 +4,13 @@
  * The run stops waiting early in two ways, and then reports every remaining case `errored` with the
  * reason, without running it: when the adapter has left several cases in a row unanswered
  * (harness/adapters/unanswered.ts), and when the caller's abort signal fires (Ctrl-C).
+ *
+ * Cases run one after another, in plan order, by default. With `jobs` above 1, the cases that script a
+ * wait (harness/scripted-waits.ts) start ahead of their turn and run alongside the others, up to `jobs`
+ * cases at once, while the rest still run one at a time in plan order: a case that computes never
+ * shares the processor with another that computes, so its time limit means what it meant in a
+ * sequential run. Whatever order cases finish in, results are taken in plan order: the report,
+ * `onCase` and the unanswered streak see the plan's order.
  */
 import type { Adapter, CrystalTransport, Description } from '../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from './case-types.ts';
@@ -11,6 +18,7 @@ import { checkExpectations, type ExpectationResult } from './check.ts';
 import { driveCase } from './drive.ts';
 import { checkInvariants, type InvariantResult } from './invariants.ts';
 import { planCases } from './plan.ts';
+import { scriptsAWait } from './scripted-waits.ts';
 import { GIVE_UP_AFTER, UnansweredStreak } from './adapters/unanswered.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skipped' | 'errored' | 'xfail';
@@ -60,6 +68,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** How the scripted crystals reach the implementation (default `callback`); it must be declared in describe(). */
   crystalTransport?: CrystalTransport;
+  /**
+   * Most cases running at once (default 1: one after another). Only cases that script a wait run
+   * alongside others; each one has an adapter instance of its own, so the implementation must tolerate
+   * several instances at once.
+   */
+  jobs?: number;
 }
 
 export interface SuiteResult {
@@ -123,22 +137,66 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
   const description = await describeAdapter(factory);
   const transport = options.crystalTransport ?? 'callback';
   const plan = planCases(file.cases, description, options.filter ?? [], transport);
+  const jobs = Math.max(1, Math.floor(options.jobs ?? 1));
   const cases: CaseResult[] = [];
   const streak = new UnansweredStreak(options.giveUpAfter ?? GIVE_UP_AFTER);
   let gaveUp: string | undefined;
-  for (const planned of plan) {
-    const stop = options.signal?.aborted ? interruption(options.signal) : gaveUp;
-    let result: CaseResult;
-    if (planned.skip) result = base(planned.case, 'skipped', 0, planned.skip);
-    else if (stop) result = base(planned.case, 'errored', 0, `not run: ${stop}`);
-    else {
-      result = await runCase(planned.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal, transport);
-      gaveUp ??= streak.record(result);
+  /** Results by plan index as they come in, and which of them come from a case that ran. */
+  const finished: (CaseResult | undefined)[] = [];
+  const ran = new Set<number>();
+  /** Takes every finished result that is next in plan order. */
+  const take = (): void => {
+    while (finished[cases.length]) {
+      const result = finished[cases.length]!;
+      if (ran.has(cases.length)) gaveUp ??= streak.record(result);
+      applyExpectedFailure(result, options.expectedFailures);
+      cases.push(result);
+      options.onCase?.(result, cases.length, plan.length);
     }
-    applyExpectedFailure(result, options.expectedFailures);
-    cases.push(result);
-    options.onCase?.(result, cases.length, plan.length);
+  };
+  // Two queues in plan order: cases that may run alongside others, and the rest, which run one at a time.
+  const waiting: number[] = [];
+  const computing: number[] = [];
+  for (const [index, planned] of plan.entries()) {
+    if (planned.skip) finished[index] = base(planned.case, 'skipped', 0, planned.skip);
+    else (jobs > 1 && scriptsAWait(planned.case) ? waiting : computing).push(index);
   }
+  take();
+  const running = new Set<Promise<void>>();
+  let computingRuns = false;
+  let waitingRuns = 0;
+  const start = (index: number, waits: boolean): void => {
+    if (waits) waitingRuns++;
+    else computingRuns = true;
+    const run: Promise<void> = runCase(plan[index]!.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal, transport).then((result) => {
+      finished[index] = result;
+      ran.add(index);
+      running.delete(run);
+      if (waits) waitingRuns--;
+      else computingRuns = false;
+    });
+    running.add(run);
+  };
+  while (waiting.length > 0 || computing.length > 0) {
+    // Every finished case is taken before the next start, so a give-up or an interruption stops the rest.
+    const stop = options.signal?.aborted ? interruption(options.signal) : gaveUp;
+    if (stop) {
+      for (const index of [...waiting.splice(0), ...computing.splice(0)]) finished[index] = base(plan[index]!.case, 'errored', 0, `not run: ${stop}`);
+      break;
+    }
+    if (computing.length > 0 && !computingRuns) start(computing.shift()!, false);
+    // Cases that wait start ahead of their turn, but always leave one place to the cases that compute.
+    else if (waiting.length > 0 && waitingRuns < jobs - (computing.length > 0 || computingRuns ? 1 : 0)) start(waiting.shift()!, true);
+    else {
+      await Promise.race(running);
+      take();
+    }
+  }
+  while (running.size > 0) {
+    await Promise.race(running);
+    take();
+  }
+  take();
   const stopped = options.signal?.aborted ? interruption(options.signal) : gaveUp;
   return {
     description,
@@ -157,9 +215,11 @@ export async function runCase(c: LoadedCase, factory: AdapterFactory, descriptio
   const started = performance.now();
   const elapsed = (): number => round(performance.now() - started);
   let adapter: Adapter | undefined;
+  /** Closes the case's crystal server, if it has one, even when the drive is left hanging. */
+  const closers: Array<() => Promise<void>> = [];
   try {
     adapter = await interruptible(Promise.resolve(factory()), signal);
-    const drive = await interruptible(bounded(driveCase(c, adapter, description, transport), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`), signal);
+    const drive = await interruptible(bounded(driveCase(c, adapter, description, transport, closers), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`), signal);
     const broken = drive.faults.find((f) => f.kind === 'error');
     if (broken) return base(c, 'errored', elapsed(), broken.message);
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
@@ -181,6 +241,8 @@ export async function runCase(c: LoadedCase, factory: AdapterFactory, descriptio
     }
     return base(c, 'errored', elapsed(), `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
   } finally {
+    // The port closes first: a provider still waiting on it fails at once, which unblocks a hung case.
+    await Promise.all(closers.map((close) => close()));
     if (adapter) await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
   }
 }
