@@ -55,5 +55,5 @@ describe('an interrupted run', () => {
     const { peers, children } = peerLog(log);
     expect(children.length).toBeGreaterThan(0);
     for (const pid of [...peers, ...children]) expect(await processGone(pid), `process ${pid}`).toBe(true);
-  }, 90_000);
+  }, 120_000);
 });

@@ -64,7 +64,7 @@ describe('a broken implementation gives errored cases with a clear reason, and t
     const byIntent = await runPeer(['garbage', 'ok', 'unknown-id', 'bad-result', 'bad-callback', 'exit', 'silent', 'ok']);
     for (const [intent, list] of Object.entries(byIntent)) results[intent] = list[0]!;
     controls = byIntent.ok ?? [];
-  }, 60_000);
+  }, 120_000);
 
   it('a line that is not JSON: errored, quoting the line', () => {
     expect(results.garbage?.status).toBe('errored');
@@ -119,14 +119,14 @@ describe('handshake', () => {
       expect(c.status).toBe('errored');
       expect(c.reason).toContain(`speaks adapter protocol version ${PROTOCOL_VERSION + 1}; this harness speaks ${PROTOCOL_VERSION}`);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('the CLI refuses to start (exit 2) when the command does not exist, saying so', async () => {
     const err: string[] = [];
     const code = await main(['run', '--adapter', 'cmd:./no-such-implementation --flag'], { out: () => undefined, err: (l) => err.push(l), cwd: PACKAGE_ROOT });
     expect(code).toBe(2);
     expect(err.join('\n')).toContain('could not be started');
-  }, 30_000);
+  }, 120_000);
 
   it('the CLI runs a filtered suite against the reference over stdio (exit 0)', async () => {
     const out: string[] = [];
@@ -134,5 +134,5 @@ describe('handshake', () => {
     const code = await main(['run', '--adapter', spec, '--filter', 'LOOP-3'], { out: (l) => out.push(l), err: () => undefined, cwd: PACKAGE_ROOT });
     expect(out.join('\n')).toContain('MUST   PASS');
     expect(code).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });

@@ -29,11 +29,11 @@ describe('implementation processes end with the run', () => {
     const { peers, children } = await runAndStop(['--orphan'], ['ok', 'ok']);
     expect(children.length).toBeGreaterThan(0);
     for (const pid of [...peers, ...children]) expect(await processGone(pid), `process ${pid}`).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('PROD-1: an implementation that ignores SIGTERM and closed stdin is killed', async () => {
     const { peers } = await runAndStop(['--ignore-sigterm'], ['ok']);
     expect(peers.length).toBeGreaterThan(0);
     for (const pid of peers) expect(await processGone(pid), `process ${pid}`).toBe(true);
-  }, 60_000);
+  }, 120_000);
 });

@@ -27,5 +27,5 @@ describe('process reuse across sessions', () => {
       ['ok-1', 'pass', undefined],
     ]);
     expect(peerLog(log).peers).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 });

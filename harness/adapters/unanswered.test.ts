@@ -36,7 +36,7 @@ describe('an implementation that answers every request late', () => {
     expect(rest.map((c) => c.status)).toEqual(['errored', 'errored']);
     for (const c of rest) expect(c.reason).toContain(NOT_RUN);
     expect(suite.stopped).toContain('stopped waiting on it');
-  }, 60_000);
+  }, 120_000);
 
   it('PROD-1: a case that runs out of its time limit names the request still waiting for an answer', async () => {
     const suite = await runLatePeer(['ok', 'ok', 'ok', 'ok'], { silenceMs: 60_000 }, 300);
@@ -44,7 +44,7 @@ describe('an implementation that answers every request late', () => {
     expect(first?.timed_out).toBe(true);
     expect(first?.reason).toMatch(/^case ok-0 did not finish within 300 ms; still waiting for the implementation's answer to 'construct' \(sent \d+ ms earlier\)$/);
     expect(last?.reason).toContain(NOT_RUN);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('an implementation that answers, even badly, is never given up on', () => {
@@ -53,7 +53,7 @@ describe('an implementation that answers, even badly, is never given up on', () 
     expect(suite.cases.map((c) => c.status)).toEqual(['errored', 'errored', 'errored', 'errored', 'pass']);
     for (const c of suite.cases.slice(0, 4)) expect(c.reason).toContain('exited with code 3');
     expect(suite.stopped).toBeUndefined();
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('the unanswered streak', () => {
