@@ -2,7 +2,7 @@
  * TypeScript shapes of a parsed `tests.yaml` (format_version 1). They mirror
  * `schemas/test-case.schema.json`; docs/INTERPRETING.md says what each key means.
  */
-import type { CrystalTransport, Feature, WardSetup } from '../schemas/adapter.ts';
+import type { ChildLimitsSetup, CrystalTransport, Feature, VerifierSetup, WardSetup } from '../schemas/adapter.ts';
 import type { Hyperparameters } from '../schemas/records.ts';
 import type { ProviderStep } from './crystal-server/index.ts';
 
@@ -19,6 +19,8 @@ export interface CaseGateObject {
   crystal?: string;
   call?: CaseCall;
   root?: string;
+  /** File gates only (feature overlay-file-gates): work through the calling entity's copy-on-write overlay over `root`. */
+  overlay?: boolean;
   behaves_as?: TestGateKind;
   error_name?: string;
   /** fail only: the message it fails with. */
@@ -34,7 +36,15 @@ export type CaseGate = string | CaseGateObject;
 export interface CaseSetup {
   crystal?: string;
   call?: CaseCall;
-  circle?: { medium: 'conversation' | 'code'; gates: CaseGate[]; wards?: WardSetup };
+  circle?: {
+    medium: 'conversation' | 'code';
+    gates: CaseGate[];
+    wards?: WardSetup;
+    /** Feature `verifier-wards`: passed on unchanged. */
+    verifiers?: VerifierSetup[];
+    /** Feature `child-circle-wards`: passed on unchanged. */
+    child_limits?: ChildLimitsSetup;
+  };
   require_done?: boolean;
   /** CRYSTAL-5: the tool choice the cantrip's queries carry. */
   tool_choice?: 'auto' | 'required' | 'none';
@@ -44,7 +54,19 @@ export interface CaseSetup {
   files?: Record<string, string>;
   /** Symlinks (path -> relative target) created in that directory. */
   links?: Record<string, string>;
+  /** Feature bounded-events: the bound on unacknowledged events the cantrip is built with. */
+  event_buffer?: number;
+  /** Feature bounded-events: how the harness consumes streamed events (default: acknowledges each at once). */
+  consumer?: EventConsumerScript;
 }
+
+/**
+ * The harness as a consumer of streamed events: `stall` acknowledges nothing while the actions run;
+ * `delay_ms` acknowledges one event at a time, each that long after the previous acknowledgement or its
+ * arrival, whichever is later (a reader slower than the entity). Either way everything still held is
+ * acknowledged when the actions are over.
+ */
+export type EventConsumerScript = { stall: true } | { delay_ms: number };
 
 export interface ScriptToolCall {
   gate: string;
@@ -91,7 +113,8 @@ export type Action =
   | { cast: { intent?: string | null; cantrip?: string; as?: string } }
   | { invoke: { cantrip?: string; entity_id?: string; as?: string } }
   | { send: { entity: string; intent?: string | null; as?: string } }
-  | { fork: { from: TurnRef; intent?: string; as?: string } }
+  /** `crystal`: continue the fork on another declared crystal (LOOM-4 with the swap of spec 2.2). */
+  | { fork: { from: TurnRef; intent?: string; crystal?: string; as?: string } }
   | { annotate_reward: { turn: TurnRef; reward: number | null; as?: string } }
   | {
       mutate: {
@@ -107,7 +130,9 @@ export type Action =
   | { thread: { leaf: TurnRef; as?: string } }
   | { snapshot_loom: { as: string } }
   /** With `persistence`: the implementation drops its memory and reads its loom back (a restart). */
-  | { reopen: { as?: string } };
+  | { reopen: { as?: string } }
+  /** With `overlay-file-gates`: the host accepts (merges into the root) or rejects (discards) an entity's overlay. */
+  | { overlay: { entity: string; decision: 'accept' | 'reject'; as?: string } };
 
 export type Verb = keyof UnionToIntersection<Action>;
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;

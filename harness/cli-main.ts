@@ -1,6 +1,7 @@
 /**
  * `cantrip-conformance run [--adapter reference|<module>|cmd:<command line>] [--filter <rule|id|feature>] [--out <dir>]
- * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--no-properties] [--property-runs <n>] [--seed <n>]`.
+ * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>] [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]`.
+ * Progress goes to stderr: one rewritten line on a terminal, otherwise one line per case and property (docs/ci.md).
  * The generated properties (harness/properties) run after the cases unless `--no-properties`.
  * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
  * 1: otherwise; 2: bad usage, or a case file / adapter / list / report directory that does not check out
@@ -10,25 +11,28 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Adapter, CrystalTransport } from '../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../schemas/adapter.ts';
 import { writeReportOutputs } from './report-outputs.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './cli-compare.ts';
+import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './cli-crystal-server.ts';
 import { selects } from './plan.ts';
 import { DEFAULT_CASE_TIMEOUT_MS } from './run.ts';
 import { stopAllImplementations } from './adapters/child-process.ts';
 import { isCommandSpec } from './adapters/command-line.ts';
+import { createAdapterExport, importAdapterModule } from './adapters/adapter-module.ts';
 import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './cli-checks.ts';
 import { loadExpectedFailures } from './expected-failures.ts';
 import { ALL_PROPERTY_IDS, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
 import { CaseFileError, loadCaseFile } from './load.ts';
 import { assertReportValid, buildReport, exitCode } from './report.ts';
-import { renderMarkdown, summaryLines } from './report-markdown.ts';
+import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from './report-markdown.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 
-export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { PACKAGE_ROOT } from './package-root.ts';
+
+export { PACKAGE_ROOT };
 /** The kit's version, from its package.json. */
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -37,6 +41,12 @@ export interface CliIo {
   err: (line: string) => void;
   /** Rewrites the progress line; absent when stderr is not a terminal. */
   progress?: (text: string) => void;
+  /**
+   * Prints one progress line per finished case or property, for logs (CI): used when stderr is not a
+   * terminal. The line format is stable (docs/ci.md): `case <n>/<total> <status> <id> <ms>ms` and
+   * `property <n>/<total> <status> <id> <ms>ms`.
+   */
+  progressLine?: (line: string) => void;
   cwd: string;
   /** Aborted (with the signal's name as reason) when the user interrupts the run. */
   interrupt?: AbortSignal;
@@ -46,11 +56,16 @@ export interface CliIo {
 const STOP_GRACE_MS = 600;
 /** Exit codes for an interrupted run, as a shell reports a process ended by the signal. */
 const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+/**
+ * Default `--jobs` for the in-process reference, whose instances share nothing. Other adapters get 1:
+ * an implementer's adapter may not tolerate several instances at once (a fixed port or file).
+ */
+const REFERENCE_JOBS = 6;
 
 const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature>]...
-                                [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>]
-                                [--no-properties] [--property-runs <n>] [--seed <n>]
-                                [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream]`;
+                                [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>]
+                                [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]
+                                [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]`;
 
 interface Options {
   adapter: string;
@@ -59,6 +74,8 @@ interface Options {
   expectedFailures?: string;
   cases: string;
   timeoutMs?: number;
+  /** Most cases at once; absent: {@link REFERENCE_JOBS} for the reference, else 1. */
+  jobs?: number;
   /** Run the generated properties after the cases (default true). */
   properties: boolean;
   /** Runs per property; absent: each family's own default. */
@@ -66,6 +83,8 @@ interface Options {
   seed?: number;
   /** How the scripted crystals reach the implementation (default callback). */
   crystalTransport?: CrystalTransport;
+  /** No progress output (the summary is still printed). */
+  quiet: boolean;
 }
 
 class UsageError extends Error {}
@@ -73,11 +92,15 @@ class UsageError extends Error {}
 function parseArgs(argv: string[]): Options {
   const [command, ...rest] = argv;
   if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
-  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true };
+  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true, quiet: false };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     if (flag === '--no-properties') {
       options.properties = false;
+      continue;
+    }
+    if (flag === '--quiet' || flag === '-q') {
+      options.quiet = true;
       continue;
     }
     const value = rest[i + 1];
@@ -93,6 +116,12 @@ function parseArgs(argv: string[]): Options {
         const ms = Number(value);
         if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`--timeout needs a positive integer, got '${value}'`);
         options.timeoutMs = ms;
+        break;
+      }
+      case '--jobs': {
+        const n = Number(value);
+        if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--jobs needs an integer from 1 to 64, got '${value}'`);
+        options.jobs = n;
         break;
       }
       case '--crystal-transport': {
@@ -124,10 +153,10 @@ export async function adapterFactory(spec: string, cwd: string): Promise<Adapter
     return () => mod.createReferenceAdapter();
   }
   const file = isAbsolute(spec) ? spec : resolve(cwd, spec);
-  const mod = (await import(pathToFileURL(file).href)) as { createAdapter?: unknown };
-  if (typeof mod.createAdapter !== 'function') throw new UsageError(`${file} does not export createAdapter()`);
-  await checkAdapterFactory(mod.createAdapter as AdapterFactory, file);
-  return mod.createAdapter as AdapterFactory;
+  const create = createAdapterExport(await importAdapterModule(file));
+  if (typeof create !== 'function') throw new UsageError(`${file} does not export createAdapter()`);
+  await checkAdapterFactory(create as AdapterFactory, file);
+  return create as AdapterFactory;
 }
 
 /** What `--help` prints: the commands, then `run`'s options with their defaults. */
@@ -137,6 +166,8 @@ commands:
   run      run the suite and write reports          (cantrip-conformance run --help)
   diff     compare two report.json files            (${DIFF_USAGE.replace('usage: ', '')})
   matrix   rule-by-implementation table of reports  (${MATRIX_USAGE.replace('usage: ', '')})
+  crystal-server  serve one case's crystals over HTTP to debug a provider by hand
+           (${CRYSTAL_SERVER_USAGE.replace('usage: ', '')})
 
 run options (defaults in brackets):
   --adapter <spec>           reference | a module exporting createAdapter() | 'cmd:<command line>' [reference]
@@ -145,10 +176,13 @@ run options (defaults in brackets):
   --expected-failures <file> case ids expected to fail, one a line; stale entries fail the run [none]
   --cases <file>             the case file [the kit's tests.yaml]
   --timeout <ms>             per case [${DEFAULT_CASE_TIMEOUT_MS}]
+  --jobs <n>                 most cases at once; only cases that script a wait run alongside others,
+                             each on its own adapter instance; 1: one after another [${REFERENCE_JOBS} for reference, else 1]
   --no-properties            skip the generated properties [run them]
   --property-runs <n>        scenarios per property [${DEFAULT_PROPERTY_RUNS}; code scenarios ${DEFAULT_CODE_PROPERTY_RUNS}]
   --seed <n>                 the properties' seed [random, printed]
   --crystal-transport <t>    ${CRYSTAL_TRANSPORTS.join(' | ')} [callback]
+  --quiet, -q                no progress (a rewritten line on a terminal, one line per case and property otherwise) [progress on]
 
 exit codes: 0 every applicable MUST case passes, 1 otherwise, 2 bad usage or input, 130/143 interrupted.`;
 
@@ -164,6 +198,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === 'diff') return runDiff(rest, io);
   if (command === 'matrix') return runMatrix(rest, io);
+  if (command === 'crystal-server') return runCrystalServer(rest, io, PACKAGE_ROOT);
   // Ending the implementations' processes makes whatever waits on them give up at once.
   const onInterrupt = (): void => void stopAllImplementations(STOP_GRACE_MS);
   io.interrupt?.addEventListener('abort', onInterrupt, { once: true });
@@ -180,7 +215,16 @@ function interruptedExit(io: CliIo): number | undefined {
   return io.interrupt?.aborted ? (INTERRUPTED_EXIT[String(io.interrupt.reason)] ?? 130) : undefined;
 }
 
+/** Progress for one finished case or property: the rewritten terminal line, or else one log line (format in docs/ci.md). */
+function showProgress(io: CliIo, kind: 'case' | 'property', status: string, id: string, done: number, total: number, ms: number): void {
+  if (io.progress) io.progress(`[${kind === 'case' ? '' : 'property '}${done}/${total}] ${status.padEnd(7)} ${id}`);
+  else io.progressLine?.(`${kind} ${done}/${total} ${status} ${id} ${Math.round(ms)}ms`);
+}
+
 async function mainRun(argv: string[], io: CliIo): Promise<number> {
+  // The report's duration covers the whole command: start-up (loading and checking), cases, properties.
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
   let options: Options;
   let factory: AdapterFactory;
   try {
@@ -189,6 +233,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     io.err(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
+  if (options.quiet) io = { ...io, progress: undefined, progressLine: undefined };
   let file;
   let expected: Set<string> | undefined;
   try {
@@ -222,14 +267,16 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   // After an interruption no new adapter is made: what is still to run fails at once.
   const guarded: AdapterFactory = () => (io.interrupt?.aborted ? Promise.reject(new Error(`interrupted (${String(io.interrupt.reason)})`)) : factory());
   let suite;
+  const casesStarted = performance.now();
   try {
     suite = await runSuite(file, guarded, {
       filter: options.filter,
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      jobs: options.jobs ?? (options.adapter === 'reference' ? REFERENCE_JOBS : 1),
       ...(expected && { expectedFailures: expected }),
       ...(io.interrupt && { signal: io.interrupt }),
       ...(options.crystalTransport && { crystalTransport: options.crystalTransport }),
-      onCase: (result, done, total) => io.progress?.(`[${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
+      onCase: (result, done, total) => showProgress(io, 'case', result.stale ? 'stale' : result.status, result.id, done, total, result.duration_ms),
     });
   } catch (error) {
     // The one step before the first case that can fail here is the implementation's self-description.
@@ -237,9 +284,13 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     io.err(interrupted !== undefined ? `interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written` : `cannot start: ${(error as Error).message}`);
     return interrupted ?? 2;
   }
+  const casesMs = performance.now() - casesStarted;
   io.progress?.('');
   if (suite.stopped) io.out(`stopped early: ${suite.stopped}`);
+  // The summary follows the run: the cases' part now; the verdict, which counts the properties too, last.
+  for (const line of caseSummaryLines(buildReport(suite, { filter: options.filter }))) io.out(line);
   let properties;
+  const propertiesStarted = performance.now();
   if (options.properties && suite.stopped) io.out('properties: not run (the run stopped early)');
   else if (options.properties) {
     const seed = options.seed ?? randomSeed();
@@ -249,14 +300,20 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       ...(options.propertyRuns === undefined ? {} : { runs: options.propertyRuns }),
       filter: options.filter,
       ...(options.timeoutMs !== undefined && { caseTimeoutMs: options.timeoutMs }),
-      onProperty: (result, done, total) => io.progress?.(`[property ${done}/${total}] ${result.status.padEnd(7)} ${result.id}`),
+      onProperty: (result, done, total) => showProgress(io, 'property', result.status, result.id, done, total, result.duration_ms),
     });
     io.progress?.('');
   }
   const interrupted = io.interrupt?.aborted ? String(io.interrupt.reason) : undefined;
-  const report = buildReport(suite, { filter: options.filter, ...(properties && { properties }), ...(interrupted && { interrupted }) });
+  const ended = performance.now();
+  const timing = {
+    started_at: startedAt,
+    duration_ms: ended - started,
+    phases: { startup_ms: casesStarted - started, cases_ms: casesMs, properties_ms: properties ? ended - propertiesStarted : 0 },
+  };
+  const report = buildReport(suite, { filter: options.filter, ...(properties && { properties }), ...(interrupted && { interrupted }), timing });
   assertReportValid(report);
-  for (const line of summaryLines(report)) io.out(line);
+  for (const line of [...propertyLines(report), ...verdictLines(report)]) io.out(line);
   if (options.out) {
     const dir = resolve(io.cwd, options.out);
     mkdirSync(dir, { recursive: true });

@@ -49,6 +49,7 @@ describe('cantrip-conformance run', () => {
     expect((await cli(['walk'])).code).toBe(2);
     expect((await cli(['run', '--colour', 'red'])).code).toBe(2);
     expect((await cli(['run', '--timeout', 'soon'])).code).toBe(2);
+    expect((await cli(['run', '--jobs', '0'])).code).toBe(2);
   });
 
   it('exit 2, with file:line:column, for a case file that does not load', async () => {

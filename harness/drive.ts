@@ -3,7 +3,7 @@
  * fill the run record. It never judges; `check.ts` and `invariants.ts` do. Adapter exceptions are
  * left to propagate, so the runner can mark the case errored.
  */
-import type { Adapter, CrystalEndpoint, CrystalTransport, Description, Host, Result } from '../schemas/adapter.ts';
+import type { Adapter, CrystalEndpoint, CrystalSetup, CrystalTransport, Description, Host, OverlayDecision, Result } from '../schemas/adapter.ts';
 import { startCrystalServer, type CrystalServer, type WireFormat } from './crystal-server/index.ts';
 import type { Turn } from '../schemas/records.ts';
 import type { Action, LoadedCase, TurnRef, Verb } from './case-types.ts';
@@ -11,7 +11,8 @@ import { jsonCopy } from './equality.ts';
 import { MockCrystals, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
 import { emptyRecord, type ActionTrace, type RunRecord } from './run-record.ts';
 import { prepareSetup, type PreparedSetup } from './setup.ts';
-import { materializeFiles } from './case-files.ts';
+import { materializeFiles, readCaseFiles } from './case-files.ts';
+import { EventConsumer, requiredEvents } from './event-consumer.ts';
 import { TestGates } from './test-gates.ts';
 import { OutcomeWatch, watchedCase } from './outcome-watch.ts';
 
@@ -61,12 +62,17 @@ export function topEntity(appended: readonly Turn[], all: readonly Turn[]): stri
 
 /**
  * `transport`: how the scripted crystals reach the implementation. Over a wire transport the crystal
- * server serves them on loopback for this case only, and is closed whatever happens.
+ * server serves them on loopback for this case only, and is closed whatever happens: when the drive
+ * ends, and also through `closers` (given the server's close as soon as it listens), so a runner that
+ * stops waiting for a hung case (a timeout) closes the port without waiting for the drive to end.
  */
-export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description, transport: CrystalTransport = 'callback'): Promise<DriveResult> {
+export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description, transport: CrystalTransport = 'callback', closers?: Array<() => Promise<void>>): Promise<DriveResult> {
   const files = c.setup.files || c.setup.links ? await materializeFiles(c.setup.files, c.setup.links) : undefined;
   try {
-    return await driveIn(c, adapter, description, files?.dir, transport);
+    const result = await driveIn(c, adapter, description, files?.dir, transport, closers);
+    // The case directory as the actions left it: an accepted overlay shows here, a rejected one does not.
+    if (files) result.record.files = await readCaseFiles(files.dir);
+    return result;
   } finally {
     await files?.cleanup();
   }
@@ -75,16 +81,19 @@ export async function driveCase(c: LoadedCase, adapter: Adapter, description: De
 /** The wire format and streaming of a transport other than the callback. */
 function wireOf(transport: CrystalTransport): { format: WireFormat; stream: boolean } | undefined {
   if (transport === 'callback') return undefined;
-  return { format: transport.startsWith('anthropic') ? 'anthropic' : 'openai', stream: transport.endsWith('-stream') };
+  const format: WireFormat = transport.startsWith('anthropic') ? 'anthropic' : transport.startsWith('gemini') ? 'gemini' : 'openai';
+  return { format, stream: transport.endsWith('-stream') };
 }
 
-async function driveIn(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined, transport: CrystalTransport): Promise<DriveResult> {
+async function driveIn(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined, transport: CrystalTransport, closers: Array<() => Promise<void>> | undefined): Promise<DriveResult> {
   const wire = wireOf(transport);
   let server: CrystalServer | undefined;
   try {
     return await driveWith(c, adapter, description, filesDir, async (crystals) => {
       if (!wire) return undefined;
       server = await startCrystalServer({ answer: (crystal, request) => crystals.serve(crystal, request), crystals: Object.keys(c.crystals ?? {}) });
+      const started = server;
+      closers?.push(() => started.close());
       const endpoints: Record<string, CrystalEndpoint> = {};
       for (const name of Object.keys(c.crystals ?? {})) endpoints[name] = { ...wire, base_url: server.baseUrl(wire.format), model: name, api_key: server.apiKey };
       return { endpoints, server };
@@ -114,14 +123,37 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
       ended();
     }
   });
+  // bounded-events: the harness as the event consumer, and how far the implementation runs ahead of it.
+  const consumer = new EventConsumer(c.setup.consumer, c.setup.event_buffer ?? description.event_buffer ?? null, realWait);
+  let currentAction = -1;
+  /** Replies of this action's turns so far: their events must be out before the next query (schemas/adapter.ts, Host.event). */
+  const answered = () =>
+    crystals.queries.filter((q) => q.action === currentAction && q.after_outcome === undefined && q.reply.ok).map((q) => (q.reply as { ok: true; response: { tool_calls?: unknown[] } }).response);
+  /** Over a wire transport the crystals are reached over HTTP only: a query through the callback means the declared transport went unused. */
+  let misrouted: string | undefined;
   const host: Host = {
-    queryCrystal: (crystal, request) => crystals.query(crystal, request),
-    callGate: (gate, args, context) => gates.call(gate, args, context),
+    queryCrystal: async (crystal, request) => {
+      if (wire) {
+        misrouted ??= `the crystals are served over HTTP in this run (crystal_endpoints), yet '${crystal}' was queried through host.queryCrystal: the implementation declares the transport but does not use it`;
+        return { ok: false, error: { message: misrouted } };
+      }
+      const ahead = consumer.aheadAt(requiredEvents(answered()));
+      const at = crystals.queries.length;
+      const reply = await crystals.query(crystal, request);
+      if (crystals.queries[at]?.after_outcome === undefined) consumer.note(ahead);
+      return reply;
+    },
+    callGate: (gate, args, context) => {
+      // The turn making this call has its own reply answered already; its events may still be to come.
+      consumer.note(consumer.aheadAt(requiredEvents(answered().slice(0, -1))));
+      return gates.call(gate, args, context);
+    },
     sleep: async (ms) => {
       record.sleeps.push(ms);
     },
     event: (event) => {
       record.events.push(jsonCopy(event));
+      return consumer.receive();
     },
   };
   const actions = new Map<string, ActionTrace>();
@@ -172,6 +204,16 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
     return found.id;
   };
 
+  /** A declared crystal as the adapter receives it (a swap in `construct`, or a fork's crystal). */
+  const crystalSetup = (name: string): CrystalSetup => {
+    const declared = c.crystals?.[name];
+    return {
+      name,
+      ...(declared?.context_window !== undefined && { context_window: declared.context_window }),
+      ...(declared?.forces_tool_use !== undefined && { forces_tool_use: declared.forces_tool_use }),
+    };
+  };
+
   const counters = new Map<Verb, number>();
   const run = async (action: Action, index: number): Promise<void> => {
     const verb = Object.keys(action)[0] as Verb;
@@ -182,17 +224,11 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
     const trace: ActionTrace = { index, verb, name };
     actions.set(name, trace);
     crystals.beginAction(index);
+    currentAction = index;
     switch (verb) {
       case 'construct': {
         const setup = structuredClone(prepared.setup);
-        if (typeof body.crystal === 'string') {
-          const declared = c.crystals?.[body.crystal];
-          setup.crystal = {
-            name: body.crystal,
-            ...(declared?.context_window !== undefined && { context_window: declared.context_window }),
-            ...(declared?.forces_tool_use !== undefined && { forces_tool_use: declared.forces_tool_use }),
-          };
-        }
+        if (typeof body.crystal === 'string') setup.crystal = crystalSetup(body.crystal);
         const result = await adapter.construct(setup, host);
         store(name, result, (v) => (record.cantrips[name] = v.cantrip));
         trace.appended = await appendedSinceLast();
@@ -234,7 +270,13 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
         const from = turnId(body.from as TurnRef);
         const intent = body.intent as string | undefined;
         trace.intent = intent;
-        const result = intent === undefined ? await adapter.fork(from) : await adapter.fork(from, intent);
+        // With `crystal` the fork continues on another declared crystal (LOOM-4 with the swap of spec 2.2).
+        const result =
+          typeof body.crystal === 'string'
+            ? await adapter.fork(from, intent, { crystal: crystalSetup(body.crystal) })
+            : intent === undefined
+              ? await adapter.fork(from)
+              : await adapter.fork(from, intent);
         store(name, result, (v) => {
           record.outcomes[name] = v.outcome;
           record.entities[name] = v.entity;
@@ -281,6 +323,12 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
         if (turns) record.snapshots[name] = jsonCopy(turns);
         return;
       }
+      case 'overlay': {
+        if (!adapter.overlay) throw new Stop('the adapter offers no overlay() (an in-process adapter declaring overlay-file-gates must have it)');
+        const result = await adapter.overlay(entity(body.entity as string), body.decision as OverlayDecision);
+        store(name, result, () => (record.mutations[name] = {}));
+        return;
+      }
     }
   };
 
@@ -292,7 +340,11 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
     faults.push({ kind: 'fail', message: `act: ${error.message}` });
+  } finally {
+    // The actions are over: a held-back consumer lets go, so nothing waits on it any longer.
+    consumer.release();
   }
+  record.backpressure = consumer.record();
   await readLoom();
   for (const [crystal, peak] of crystals.peakInFlight) record.concurrency[crystal] = peak;
   for (const q of crystals.queries) {
@@ -305,7 +357,27 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
   }
   for (const entry of gates.log) (record.gates[entry.gate] ??= { calls: [] }).calls.push(entry);
   record.gate_log = gates.log;
-  if (wire) record.wire_problems = wire.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, crystal: e.crystal ?? null, ...p })));
+  if (wire) {
+    record.wire_problems = wire.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, crystal: e.crystal ?? null, ...p })));
+    record.wire_waits = wireWaits(wire.server);
+  }
   faults.unshift(...crystals.faults);
+  if (misrouted) faults.unshift({ kind: 'error', message: misrouted });
   return { record, actions, prepared, faults, loomAvailable, queries: crystals.queries, wire: wire !== undefined };
+}
+
+/**
+ * Per crystal, the wait before each request after the first: from the end of the answer before (as
+ * the server wrote it) to the arrival of this request. Requests that overlapped give a negative wait.
+ */
+function wireWaits(server: CrystalServer): Record<string, number[]> {
+  const waits: Record<string, number[]> = {};
+  const lastEnd = new Map<string, number>();
+  for (const e of server.exchanges) {
+    if (e.crystal === undefined || e.format === 'unknown') continue;
+    const before = lastEnd.get(e.crystal);
+    if (before !== undefined) (waits[e.crystal] ??= []).push(Math.round((e.at_ms - before) * 1000) / 1000);
+    lastEnd.set(e.crystal, e.ended_ms ?? e.at_ms);
+  }
+  return waits;
 }

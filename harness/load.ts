@@ -10,6 +10,8 @@ import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './case-types.t
 import { isRuleId } from '../spec/catalog.ts';
 import { parsePath, PathError } from './paths.ts';
 import { positionOf } from './yaml-position.ts';
+import { checkLineageWards } from './ward-checks.ts';
+import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
 
 export interface LoadProblem {
   file: string;
@@ -136,9 +138,11 @@ function crossCheck(cases: Case[]): Problem[] {
       }
     });
     problems.push(...checkActions(c.act, `${at}/act`));
+    problems.push(...checkLineageWards(c, at));
+    problems.push(...checkOverlaysAndEvents(c, at));
     c.act.forEach((action, j) => {
-      const crystal = 'construct' in action ? action.construct.crystal : undefined;
-      if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/construct/crystal`, `crystal '${crystal}' is not declared under crystals`]);
+      const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
+      if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);
     });
     c.expect.forEach((e, j) => {
       const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
@@ -156,7 +160,7 @@ function crossCheck(cases: Case[]): Problem[] {
   return problems;
 }
 
-const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen'] as const;
+const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen', 'overlay'] as const;
 
 function checkActions(act: Action[], at: string): Problem[] {
   const problems: Problem[] = [];

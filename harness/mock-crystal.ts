@@ -120,7 +120,7 @@ export class MockCrystals {
     for (const wake of this.arrivals.get(crystal)?.splice(0) ?? []) wake();
     try {
       entry.reply = await this.answer(crystal, request, index, entry);
-      if (entry.reply.ok) this.watch.noteAnswer(crystal, intent, entry.reply.response.usage);
+      if (entry.reply.ok) this.watch.noteAnswer(crystal, intent, entry.reply.response.usage, entry.reply.response.tool_calls ?? []);
     } finally {
       this.inFlight.set(crystal, (this.inFlight.get(crystal) ?? 1) - 1);
     }

@@ -11,12 +11,16 @@
  * - the wall clock: a scripted wait longer than `timeout_ms` (a slow gate, a slow crystal, a slow child)
  *   is still running when the entity queries again, so the turn it belonged to was abandoned (a gate
  *   call blocks its turn, CIRCLE-3), or such a wait began longer than `timeout_ms` ago, so the
- *   implementation's deadline, which started before it, has certainly passed.
+ *   implementation's deadline, which started before it, has certainly passed;
+ * - refusals in a row (feature `verifier-wards`): the calls the crystal already served this entity, as
+ *   the case's verifiers judge them, ended with `max_rejections` refused calls in a row.
  * One such query is a summary; a second one means the loop did not stop, and the mock crystal fails it.
  * Entities are told apart by the first user message of the request (their intent, INTENT-2).
  */
 import type { WardSetup } from '../schemas/adapter.ts';
+import type { ToolCall } from '../schemas/records.ts';
 import type { LoadedCase, ScriptStep } from './case-types.ts';
+import { refusalJudge, type VerdictOnCall } from './verifier-prediction.ts';
 
 /** What the watch needs to know about the case. */
 export interface WatchedCase {
@@ -26,6 +30,8 @@ export interface WatchedCase {
   childCrystals: ReadonlySet<string>;
   /** For each child intent the scripts delegate, the turn cap the request asks for. */
   childTurnCaps: ReadonlyMap<string, number>;
+  /** Whether the case's verifiers refuse a call; absent when the case sets none. */
+  refuses?: VerdictOnCall;
 }
 
 export function watchedCase(c: LoadedCase, childCrystals: ReadonlySet<string>): WatchedCase {
@@ -42,7 +48,10 @@ export function watchedCase(c: LoadedCase, childCrystals: ReadonlySet<string>): 
       if (call.gate === 'call_entity_batch') for (const entry of ((call.args as { intents?: unknown[] } | undefined)?.intents ?? [])) note(entry);
     }
   }
-  return { crystal: c.setup.crystal, wards: c.setup.circle?.wards ?? {}, childCrystals, childTurnCaps };
+  const circle = c.setup.circle;
+  const gates = new Set((circle?.gates ?? []).map((g) => (typeof g === 'string' ? g : g.name)));
+  const refuses = circle?.verifiers ? refusalJudge(circle.verifiers, gates) : undefined;
+  return { crystal: c.setup.crystal, wards: circle?.wards ?? {}, childCrystals, childTurnCaps, ...(refuses && { refuses }) };
 }
 
 export class OutcomeWatch {
@@ -51,6 +60,8 @@ export class OutcomeWatch {
   private longWaitsRunning = 0;
   private readonly turns = new Map<string, number>();
   private readonly tokens = new Map<string, number>();
+  /** Per entity: the refused calls in a row at the end of what it was served. */
+  private readonly refusals = new Map<string, number>();
   private readonly afterOutcome = new Map<string, number>();
 
   constructor(
@@ -78,10 +89,16 @@ export class OutcomeWatch {
   }
 
   /** The crystal answered a turn of the entity whose intent is `intent`. */
-  noteAnswer(crystal: string, intent: string | undefined, usage: { prompt: number; completion: number } | undefined): void {
+  noteAnswer(crystal: string, intent: string | undefined, usage: { prompt: number; completion: number } | undefined, calls: readonly ToolCall[] = []): void {
     const key = this.turnKey(crystal, intent);
     this.turns.set(key, (this.turns.get(key) ?? 0) + 1);
     if (usage) this.tokens.set(key, (this.tokens.get(key) ?? 0) + usage.prompt + usage.completion);
+    const refuses = this.watched.refuses;
+    if (refuses) {
+      let streak = this.refusals.get(key) ?? 0;
+      for (const call of calls) streak = refuses(call.gate, call.arguments) ? streak + 1 : 0;
+      this.refusals.set(key, streak);
+    }
   }
 
   /** Counts a query made after the outcome was decided; returns how many this entity made in this action. */
@@ -100,6 +117,9 @@ export class OutcomeWatch {
     const budget = this.watched.wards.max_tokens;
     // A child's budget is at most its parent's (WARD-1), so the same sum decides a child's cast too.
     if (budget !== undefined && this.tellsEntitiesApart(crystal) && (this.tokens.get(key) ?? 0) >= budget) return `the token budget of ${budget} was already spent in this cast`;
+    // A child runs its parent's verifiers under at most its parent's bound (WARD-1), so the same count decides its cast too.
+    const bound = this.watched.wards.max_rejections;
+    if (bound !== undefined && this.tellsEntitiesApart(crystal) && (this.refusals.get(key) ?? 0) >= bound) return `the ${bound} refused calls in a row that max_rejections allows were already answered`;
     if (crystal === this.watched.crystal && !this.watched.childCrystals.has(crystal)) {
       if (this.longWaitsRunning > 0) return `a scripted wait longer than the ${this.watched.wards.timeout_ms} ms wall-clock ward is still running`;
       if (this.now() > this.timeoutPassedAt) return `a scripted wait outlasted the ${this.watched.wards.timeout_ms} ms wall-clock ward`;

@@ -8,6 +8,8 @@ import type { CodedError, CrystalRequest, ForkStrategy, Turn } from '../schemas/
 import type { Verb } from './case-types.ts';
 import type { GateCallLog } from './test-gates.ts';
 import type { WireProblem } from './crystal-server/index.ts';
+import type { CaseFile } from './case-files.ts';
+import type { BackpressureRecord } from './event-consumer.ts';
 
 export interface RunRecord {
   description: Description;
@@ -33,12 +35,22 @@ export interface RunRecord {
   after_outcome: Record<string, CrystalRequest[]>;
   /** Over a wire transport: what the crystal server found wrong in the requests, in the provider's own format. */
   wire_problems: Array<WireProblem & { seq: number; crystal: string | null }>;
+  /**
+   * Over a wire transport, per crystal: before each request after the first, the milliseconds from the
+   * moment the server finished answering the request before to the arrival of this one, as the server
+   * measured them. How long an implementation that sleeps for real waited between retries (PROD-2).
+   */
+  wire_waits: Record<string, number[]>;
   /** The most queries each crystal had in flight at once. */
   concurrency: Record<string, number>;
   gates: Record<string, { calls: GateCallLog[] }>;
   gate_log: GateCallLog[];
   sleeps: number[];
   events: StreamEvent[];
+  /** Feature bounded-events: how far the implementation ran ahead of the harness as event consumer. */
+  backpressure: BackpressureRecord;
+  /** The case directory's files after the actions (when the case gives `setup.files`), sorted by path. */
+  files: CaseFile[];
   loom: { turns: Turn[] };
 }
 
@@ -71,11 +83,14 @@ export function emptyRecord(description: Description): RunRecord {
     replies: {},
     after_outcome: {},
     wire_problems: [],
+    wire_waits: {},
     concurrency: {},
     gates: {},
     gate_log: [],
     sleeps: [],
     events: [],
+    backpressure: { bound: null, delivered: 0, peak_ahead: 0, overrun: null },
+    files: [],
     loom: { turns: [] },
   };
 }

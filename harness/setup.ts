@@ -41,6 +41,8 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   addPrompt(s.crystal, s.call);
   // A cantrip constructed on another crystal (the swap) speaks with the same call.
   for (const action of c.act) if ('construct' in action && action.construct.crystal !== undefined) addPrompt(action.construct.crystal, s.call);
+  // So does a fork continued on another crystal (CALL-4: both branches share the call).
+  for (const action of c.act) if ('fork' in action && action.fork.crystal !== undefined) addPrompt(action.fork.crystal, s.call);
   if (s.circle) {
     const gates: GateSetup[] = s.circle.gates.map((g) => {
       const gate: CaseGateObject = typeof g === 'string' ? { name: g } : g;
@@ -56,13 +58,17 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
         addPrompt(crystal, gate.call ?? s.call);
         return { name: gate.name, ...(gate.crystal !== undefined && { crystal: gate.crystal }), ...(gate.call !== undefined && { call: gate.call }) };
       }
-      if (gate.name === 'read' || gate.name === 'list_dir') {
+      if (gate.name === 'read' || gate.name === 'list_dir' || gate.name === 'write' || gate.name === 'delete') {
         const root = gate.root ?? '.';
-        return { name: gate.name, root: filesDir === undefined ? root : join(filesDir, root) };
+        const at = filesDir === undefined ? root : join(filesDir, root);
+        if (gate.name === 'write' || gate.name === 'delete') return { name: gate.name, root: at, overlay: true };
+        return { name: gate.name, root: at, ...(gate.overlay === true && { overlay: true }) };
       }
       return { name: 'done' };
     });
     setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };
+    if (s.circle.verifiers !== undefined) setup.circle.verifiers = structuredClone(s.circle.verifiers);
+    if (s.circle.child_limits !== undefined) setup.circle.child_limits = structuredClone(s.circle.child_limits);
   }
   // COMP-7: a call_entity request may give the child a prompt of its own; it may lead the child's requests too.
   for (const step of Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()])) {
@@ -78,5 +84,6 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   if (s.tool_choice !== undefined) setup.tool_choice = s.tool_choice;
   if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
   if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
+  if (s.event_buffer !== undefined) setup.event_buffer = s.event_buffer;
   return { setup, testGates, promptsByCrystal, childCrystals };
 }

@@ -75,19 +75,19 @@ export type OptionalWard = (typeof OPTIONAL_WARDS)[number];
  * loopback in that provider's wire format (`-stream`: the implementation is asked to stream), and the
  * implementation queries them with its own provider code (CRYSTAL-2..6, PROD-2 exercised for real).
  */
-export const CRYSTAL_TRANSPORTS = ['callback', 'openai', 'openai-stream', 'anthropic', 'anthropic-stream'] as const;
+export const CRYSTAL_TRANSPORTS = ['callback', 'openai', 'openai-stream', 'anthropic', 'anthropic-stream', 'gemini', 'gemini-stream'] as const;
 export type CrystalTransport = (typeof CRYSTAL_TRANSPORTS)[number];
 
 /** Where a crystal is served when the run uses a wire transport: what `construct` receives per crystal. */
 export interface CrystalEndpoint {
-  format: 'openai' | 'anthropic';
-  /** Whether the implementation should ask for a streamed reply. */
+  format: 'openai' | 'anthropic' | 'gemini';
+  /** Whether the implementation should ask for a streamed reply (Gemini: `:streamGenerateContent?alt=sse`). */
   stream: boolean;
-  /** Base URL ending before the format's own path (`/chat/completions`, `/messages`). */
+  /** Base URL ending before the format's own path (`/chat/completions`, `/messages`, `/models/{model}:generateContent`). */
   base_url: string;
   /** The model name to send: the crystal's name. */
   model: string;
-  /** A key for this run only: `Authorization: Bearer` (openai) or `x-api-key` (anthropic). */
+  /** A key for this run only: `Authorization: Bearer` (openai), `x-api-key` (anthropic), `x-goog-api-key` or `?key=` (gemini). */
   api_key: string;
 }
 
@@ -159,6 +159,11 @@ export interface Description {
    * gives `[Folded: turns 1-20]` as an example). Absent: the example's `[Folded:`.
    */
   fold_marker?: string;
+  /**
+   * With `bounded-events`: the most streaming events it keeps handed to `host.event` and not yet
+   * acknowledged, when the setup asks for no other bound ({@link CantripSetup.event_buffer}).
+   */
+  event_buffer?: number;
 }
 
 /** The marker the kit looks for when an implementation declares none (the spec's example, §6.8). */
@@ -168,7 +173,15 @@ export const DEFAULT_FOLD_MARKER = '[Folded:';
 export type GateSetup =
   | { name: 'done' }
   | { name: 'call_entity' | 'call_entity_batch'; crystal?: string; call?: CallSetup }
-  | { name: 'read' | 'list_dir'; root: string }
+  /**
+   * File gates confined to `root` (CIRCLE-10). With `overlay` (feature `overlay-file-gates`) the gate
+   * works through the calling entity's copy-on-write overlay over the root: reads fall through to the
+   * root when the overlay lacks a path, writes and deletions change only the overlay, and the host
+   * merges or discards it with {@link Adapter.overlay}. Gates with the same root share one overlay per
+   * entity. `write(path, content)` and `delete(path)` exist only with `overlay`.
+   */
+  | { name: 'read' | 'list_dir'; root: string; overlay?: boolean }
+  | { name: 'write' | 'delete'; root: string; overlay: true }
   | {
       name: string;
       /** A harness-owned gate: the implementation registers it and forwards each call to `host.callGate`. */
@@ -192,6 +205,52 @@ export interface WardSetup {
   eval_timeout_ms?: number;
   memory_limit_bytes?: number;
   max_output_chars?: number;
+  /**
+   * Feature `verifier-wards`: how many gate calls in a row the circle's verifiers may refuse before
+   * the cast is truncated (LOOP-4), with a cause of the implementation's own choosing. A numeric ward:
+   * a child gets the smaller of its parent's and its own (WARD-1).
+   */
+  max_rejections?: number;
+}
+
+/**
+ * Feature `verifier-wards`: a deterministic check every gate call of the circle passes before it
+ * runs (CIRCLE-6: the circle enforces it, the entity cannot get around it). Verifiers run in the
+ * order they are listed, the first one first; the first to refuse a call stops the check, the gate
+ * does not run, and the entity sees a failed gate call whose error names that verifier and gives its
+ * reason (CIRCLE-5). No verifier costs a crystal query. A child circle runs at least its parent's
+ * verifiers (WARD-1).
+ */
+export type VerifierSetup =
+  /**
+   * A gate table: a call to a gate in `deny` is refused; when `allow` is given, so is a call to any
+   * gate not in it. A table that refuses `done` itself is refused at construction (CIRCLE-1).
+   */
+  | { name: string; kind: 'allow_deny'; allow?: string[]; deny?: string[] }
+  /** The arguments of every call to `gate` must validate against `schema` (JSON Schema 2020-12). */
+  | { name: string; kind: 'arguments_schema'; gate: string; schema: Record<string, unknown> };
+
+/**
+ * Feature `child-circle-wards`: limits, fixed when the circle is built, on the circle a child entity
+ * may get (COMP-1, WARD-1). A spawn whose child circle would break one is refused before the child
+ * exists (no crystal query, no turn) and the refusal is the spawning gate call's result, an
+ * observation of the parent (COMP-8). The limits hold for grandchildren as well.
+ */
+export interface ChildLimitsSetup {
+  /** Mediums a child circle may have. */
+  mediums?: ('conversation' | 'code')[];
+  /** When given, the only gates a child circle may hold (`done` is always allowed: every circle has it, CIRCLE-1). */
+  allow_gates?: string[];
+  /** Gates a child circle may not hold. */
+  deny_gates?: string[];
+  /**
+   * Ceilings on the child's own wards, after they are composed with the parent's (WARD-1): the child
+   * must have the ward, at or under the ceiling; a child without it is refused, never given it silently.
+   */
+  max_turns?: number;
+  timeout_ms?: number;
+  max_tokens?: number;
+  max_depth?: number;
 }
 
 /** The call as a case configures it. */
@@ -220,6 +279,10 @@ export interface CantripSetup {
     medium: 'conversation' | 'code';
     gates: GateSetup[];
     wards: WardSetup;
+    /** Feature `verifier-wards`: checks on every gate call, in priority order (first listed runs first). */
+    verifiers?: VerifierSetup[];
+    /** Feature `child-circle-wards`: what a child circle spawned from this one may be. */
+    child_limits?: ChildLimitsSetup;
   };
   /** LOOP-6: when true only `done` ends a cast. Default false. */
   require_done?: boolean;
@@ -233,6 +296,12 @@ export interface CantripSetup {
    * its children's), where it is served. The implementation builds its own provider crystal for it.
    */
   crystal_endpoints?: Record<string, CrystalEndpoint>;
+  /**
+   * With `bounded-events`: the most streaming events this cantrip's entities may have handed to
+   * `host.event` without its acknowledgement (a positive integer). Absent: the implementation's own
+   * bound ({@link Description.event_buffer}).
+   */
+  event_buffer?: number;
 }
 
 /** The harness's answer to a crystal query. */
@@ -261,8 +330,16 @@ export interface Host {
   callGate(gate: string, args: unknown, context: { entity_id: string; tool_call_id: string }): Promise<GateReply>;
   /** Retry backoff waits go through here, so the harness can see them without really waiting (PROD-2). */
   sleep(ms: number): Promise<void>;
-  /** Streaming events, when the implementation emits them. */
-  event?(event: StreamEvent): void;
+  /**
+   * Streaming events, when the implementation emits them. With `bounded-events` the returned promise
+   * is the consumer's acknowledgement: an event counts as buffered from the call until the promise
+   * settles, and the implementation (1) never has more than its bound of events buffered, waiting
+   * before it emits another; (2) emits a turn's `gate_result` and `usage` events before that entity's
+   * next crystal query; (3) ends such a wait only when the cast's wards end the cast, making no crystal
+   * query or gate call in that cast after it (the events it could not emit are dropped). Without the
+   * feature the result is ignored.
+   */
+  event?(event: StreamEvent): void | Promise<void>;
 }
 
 /**
@@ -294,6 +371,12 @@ export type MutationAttempt =
   /** LOOM-3 forbids deleting a stored turn as well as changing it. */
   | { target: 'delete'; turn_id: string };
 
+/** How a fork continues, beyond its context (LOOM-4). */
+export interface ForkOptions {
+  /** The crystal the fork runs on, as `CantripSetup.crystal` is given; absent: its cantrip's crystal. */
+  crystal?: CrystalSetup;
+}
+
 /** The operations an implementation offers the harness. */
 export interface Adapter {
   describe(): Promise<Description>;
@@ -308,8 +391,15 @@ export interface Adapter {
   invoke(cantrip: string, options?: { entity_id?: string }): Promise<Result<{ entity: string }>>;
   /** Run one more intent through an invoked entity. */
   send(entity: string, intent?: string): Promise<Result<CastOutcome>>;
-  /** A new entity whose context is the path from the root to `turn_id`; it runs at once, on `intent` if given, else on the intent in force at that turn. */
-  fork(turn_id: string, intent?: string): Promise<Result<{ entity: string; strategy: ForkStrategy; outcome: CastOutcome }>>;
+  /**
+   * A new entity whose context is the path from the root to `turn_id` (LOOM-4); it runs at once, on
+   * `intent` if given, else on the intent in force at that turn. With `options.crystal` it continues on
+   * that crystal instead of its cantrip's: the same call and circle, only the crystal swapped (spec
+   * 2.2), so its first request to that crystal carries the path to the fork turn. Any implementation
+   * with `fork` can offer it, since it is the swap of `construct` followed by a fork. Older harnesses
+   * never pass `options`.
+   */
+  fork(turn_id: string, intent?: string, options?: ForkOptions): Promise<Result<{ entity: string; strategy: ForkStrategy; outcome: CastOutcome }>>;
   /** Every turn in the loom, in append order. */
   loom(): Promise<Result<{ turns: Turn[] }>>;
   /** The root-to-leaf path ending at `leaf_turn_id` (LOOM-10). */
@@ -322,5 +412,15 @@ export interface Adapter {
    * them must work (LOOM-1: turns are never lost; LOOM-3).
    */
   reopen?(): Promise<Result<Record<string, never>>>;
+  /**
+   * With `overlay-file-gates`: the host's decision on an entity's file overlay (every overlay gate
+   * root it used). `accept` merges the overlay into the root (files written, deletions applied),
+   * `reject` discards it; either way the entity goes on with an empty overlay over the root as it now
+   * is. The entity may be one that has ended (a cast's, a child's) and need not have written anything.
+   */
+  overlay?(entity: string, decision: OverlayDecision): Promise<Result<Record<string, never>>>;
   dispose(): Promise<void>;
 }
+
+/** What the host decides about an entity's file overlay (feature `overlay-file-gates`). */
+export type OverlayDecision = 'accept' | 'reject';

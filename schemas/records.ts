@@ -104,7 +104,7 @@ export type TurnRole = 'crystal' | 'call' | 'fold';
 export type TruncationCause = string;
 
 /** Truncation reasons the reference and the kit's documentation use; only `parent_terminated` is the spec's. */
-export const KNOWN_TRUNCATION_CAUSES = ['max_turns', 'timeout', 'max_tokens', 'parent_terminated', 'crystal_error'] as const;
+export const KNOWN_TRUNCATION_CAUSES = ['max_turns', 'timeout', 'max_tokens', 'parent_terminated', 'crystal_error', 'max_rejections'] as const;
 
 /** How a forked entity's starting state was rebuilt (LOOM-4). */
 export type ForkStrategy = 'snapshot' | 'replay';
@@ -156,6 +156,11 @@ export interface Turn {
   fold?: { from_sequence: number; to_sequence: number };
   /** The done gate's answer, on a terminated turn. */
   result?: unknown;
+  /**
+   * Optional (feature `overlay-file-gates`): the paths this turn changed in the entity's file overlay,
+   * written or deleted, relative to the gate's root, sorted, each once (LOOM-1).
+   */
+  files_changed?: string[];
 }
 
 /** The call as recorded in the loom (CALL-4): identity only, never gate definitions (CALL-3). */
@@ -199,6 +204,9 @@ export const ERROR_CODES = [
   'duplicate_entity_id',
   'unsupported',
   'parent_terminated',
+  'verifier_rejected',
+  'child_refused',
+  'invalid_ward',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -204,7 +204,7 @@ const RECORD_SHAPES: Record<string, Shape> = {
   turn: shapeOf<Turn>()(
     ['id', 'parent_id', 'cantrip_id', 'entity_id', 'role', 'sequence', 'utterance', 'observation', 'gate_calls',
       'metadata', 'reward', 'terminated', 'truncated'],
-    ['truncation_cause', 'intent', 'call', 'fork', 'fold', 'result'],
+    ['truncation_cause', 'intent', 'call', 'fork', 'fold', 'result', 'files_changed'],
   ),
   'turn#/$defs/metadata': shapeOf<TurnMetadata>()(
     ['tokens_prompt', 'tokens_completion', 'tokens_cached', 'duration_ms', 'timestamp'],
@@ -217,7 +217,7 @@ const RECORD_SHAPES: Record<string, Shape> = {
   // The adapter contract's records as the protocol schemas carry them (schemas/adapter.ts).
   'protocol/describe#/$defs/result': shapeOf<Description>()(
     ['name', 'version', 'spec_version', 'protocol_version', 'features'],
-    ['sandbox', 'fork_strategies', 'wards', 'builtins', 'fold_marker', 'crystal_transports'],
+    ['sandbox', 'fork_strategies', 'wards', 'builtins', 'fold_marker', 'crystal_transports', 'event_buffer'],
   ),
   'protocol/describe#/$defs/result/properties/sandbox': shapeOf<SandboxDescription>()(['language', 'tool', 'argument'], []),
   'protocol/describe#/$defs/builtins': shapeOf<BuiltinSignatures>()([], ['done', 'call_entity', 'call_entity_batch']),

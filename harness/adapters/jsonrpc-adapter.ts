@@ -15,10 +15,12 @@
 import type {
   Adapter,
   CantripSetup,
+  ForkOptions,
   CastOutcome,
   Description,
   Host,
   MutationAttempt,
+  OverlayDecision,
   Result,
 } from '../../schemas/adapter.ts';
 import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
@@ -86,8 +88,8 @@ export class JsonRpcAdapter implements Adapter {
     return this.call('send', { entity, ...withIntent(arguments.length > 1, intent) });
   }
 
-  fork(turn_id: string, intent?: string): Promise<Result<{ entity: string; strategy: 'snapshot' | 'replay'; outcome: CastOutcome }>> {
-    return this.call('fork', { turn_id, ...(intent !== undefined && { intent }) });
+  fork(turn_id: string, intent?: string, options?: ForkOptions): Promise<Result<{ entity: string; strategy: 'snapshot' | 'replay'; outcome: CastOutcome }>> {
+    return this.call('fork', { turn_id, ...(intent !== undefined && { intent }), ...(options?.crystal !== undefined && { crystal: options.crystal }) });
   }
 
   loom(): Promise<Result<{ turns: Turn[] }>> {
@@ -104,6 +106,10 @@ export class JsonRpcAdapter implements Adapter {
 
   reopen(): Promise<Result<Record<string, never>>> {
     return this.call('reopen', {});
+  }
+
+  overlay(entity: string, decision: OverlayDecision): Promise<Result<Record<string, never>>> {
+    return this.call('overlay', { entity, decision });
   }
 
   /** Ends the session: a clean end parks the process for the next session, anything else stops it. Bounded; never throws. */

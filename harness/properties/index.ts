@@ -14,3 +14,5 @@ export * from './code-scenario.ts';
 export * from './code-model.ts';
 export * from './code-case.ts';
 export * from './code-definitions.ts';
+export * from './verifier-order.ts';
+export * from './overlay-laws.ts';

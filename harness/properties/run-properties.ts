@@ -25,6 +25,8 @@ import { plan, type Plan } from './model.ts';
 import { caseYaml } from './reproducer.ts';
 import { scenarioArbitrary, type Scenario } from './scenario.ts';
 import { buildIdCase, idArbitrary, planIds, TOOL_CALL_ID_PROPERTIES, type IdPlan } from './tool-call-ids.ts';
+import { buildVerifierCase, planVerifiers, verifierArbitrary, VERIFIER_PROPERTIES, type VerifierPlan, type VerifierScenario } from './verifier-order.ts';
+import { buildOverlayCase, overlayArbitrary, overlaySteps, OVERLAY_ACCEPT_PROPERTIES, OVERLAY_REJECT_PROPERTIES, planOverlay, type OverlayPlan, type OverlayScenario } from './overlay-laws.ts';
 
 export const DEFAULT_PROPERTY_RUNS = 50;
 /** Default runs of the code family (when the caller sets none): each case starts a sandbox, so 50 runs would add about 2 s to a run. */
@@ -158,21 +160,45 @@ const toolCallIds: Family<string[], IdPlan> = {
   steps: () => 2,
 };
 
-/** Ids of every property, in report order: the conversation ones, tool-call ids, then composition, then code. */
-export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES].map((p) => p.id);
+/** CIRCLE-6, CIRCLE-5: generated verifier lists in any order (feature `verifier-wards`). */
+const verifierOrder: Family<VerifierScenario, VerifierPlan> = {
+  properties: VERIFIER_PROPERTIES,
+  arbitrary: () => verifierArbitrary,
+  plan: planVerifiers,
+  build: buildVerifierCase,
+  steps: (p) => p.scenario.turns.length + 1,
+};
+
+/** CIRCLE-10, CIRCLE-4: generated writes and deletions through an overlay, then accepted (feature `overlay-file-gates`). */
+const overlayAccepted: Family<OverlayScenario, OverlayPlan> = {
+  properties: OVERLAY_ACCEPT_PROPERTIES,
+  arbitrary: () => overlayArbitrary('accept'),
+  plan: planOverlay,
+  build: buildOverlayCase,
+  steps: overlaySteps,
+};
+
+/** CIRCLE-6, CIRCLE-10: the same, then rejected. */
+const overlayRejected: Family<OverlayScenario, OverlayPlan> = { ...overlayAccepted, properties: OVERLAY_REJECT_PROPERTIES, arbitrary: () => overlayArbitrary('reject') };
+
+/** Ids of every property, in report order: the conversation ones, tool-call ids, then composition, code, verifier wards and overlays. */
+export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES, ...VERIFIER_PROPERTIES, ...OVERLAY_ACCEPT_PROPERTIES, ...OVERLAY_REJECT_PROPERTIES].map((p) => p.id);
 
 export async function runProperties(factory: AdapterFactory, description: Description, options: PropertyOptions = {}): Promise<PropertyResult[]> {
   const seed = options.seed ?? randomSeed();
   const runs = options.runs;
   const features = new Set<string>(description.features);
   const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => selectsProperty(p, options.filter ?? [])).length;
-  const total = selected(PROPERTIES) + selected(TOOL_CALL_ID_PROPERTIES) + selected(COMPOSITION_PROPERTIES) + selected(CODE_PROPERTIES);
+  const total = selected(PROPERTIES) + selected(TOOL_CALL_ID_PROPERTIES) + selected(COMPOSITION_PROPERTIES) + selected(CODE_PROPERTIES) + selected(VERIFIER_PROPERTIES) + selected(OVERLAY_ACCEPT_PROPERTIES) + selected(OVERLAY_REJECT_PROPERTIES);
   const results: PropertyResult[] = [];
   const context: FamilyRun = { factory, description, features, seed, runs, options, results, total };
   await runFamily(conversation, context);
   await runFamily(toolCallIds, context);
   await runFamily(composition, context);
   await runFamily(code, context);
+  await runFamily(verifierOrder, context);
+  await runFamily(overlayAccepted, context);
+  await runFamily(overlayRejected, context);
   return results;
 }
 

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Adapter, CantripSetup, CastOutcome, Description, Host, MutationAttempt, Result } from '../../schemas/index.ts';
 import { CRYSTAL_TRANSPORTS, OPTIONAL_WARDS, PROTOCOL_VERSION } from '../../schemas/index.ts';
 import { CODE_ARGUMENT, CODE_TOOL } from '../circle/medium/code/presentation.ts';
@@ -10,7 +7,11 @@ import type { CastResult } from '../entity/loop.ts';
 import { CantripError } from '../errors.ts';
 import { JsonlStorage } from '../loom/jsonl-storage.ts';
 import { Loom } from '../loom/loom.ts';
+import { removeLoomFile, scratchLoomFile } from './scratch.ts';
 import { buildCantrip } from './setup.ts';
+import { OverlayRegistry, ownStretch } from './overlay-registry.ts';
+import type { FileOverlay, FileOverlayOptions } from '../circle/overlay.ts';
+import { DEFAULT_EVENT_BOUND } from '../production/event-stream.ts';
 
 /**
  * The reference implementation behind the adapter contract (`schemas/adapter.ts`): the harness
@@ -18,14 +19,15 @@ import { buildCantrip } from './setup.ts';
  *
  * Everything here is translation: case setups into cantrips, results into outcomes, and
  * {@link CantripError} codes into `{ ok: false, error }`. All cantrips of one adapter share one loom,
- * so a case sees one tree (LOOM-12). The loom is a JSONL file in a directory of the adapter's own, so
+ * so a case sees one tree (LOOM-12). The loom is a JSONL file of the adapter's own (./scratch.ts), so
  * `reopen` can read it back as a restarted process would (LOOM-1).
  */
-export function createReferenceAdapter(): Adapter {
-  const directory = mkdtempSync(join(tmpdir(), 'cantrip-loom-'));
-  const file = join(directory, 'loom.jsonl');
+export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): Adapter {
+  const file = scratchLoomFile();
   let storage = new JsonlStorage(file);
   let loom = new Loom(storage);
+  /** File overlays per gate root (feature overlay-file-gates); they read the loom to start a fork's overlay. */
+  let overlays = new OverlayRegistry((turnId) => ownStretch(loom, turnId), options.fileOverlay);
   const cantrips = new Map<string, Cantrip>();
   const entities = new Map<string, Entity>();
   /** What each cantrip was built from, to build it again over a reopened loom. */
@@ -38,19 +40,21 @@ export function createReferenceAdapter(): Adapter {
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events'],
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
         fork_strategies: ['snapshot', 'replay'],
         // Every ward kind the kit knows is enforced (reference/circle/wards.ts).
         wards: [...OPTIONAL_WARDS],
         // Its own providers speak both wire formats, plain and streamed (reference/crystal/providers).
         crystal_transports: [...CRYSTAL_TRANSPORTS],
+        // bounded-events: at most this many events wait for the host's acknowledgement (production/event-stream.ts).
+        event_buffer: DEFAULT_EVENT_BOUND,
       };
     },
 
     construct: (setup, host) =>
       attempt(async () => {
-        const cantrip = buildCantrip(setup, host, loom);
+        const cantrip = buildCantrip(setup, host, loom, undefined, overlays);
         cantrips.set(cantrip.id, cantrip);
         built.set(cantrip.id, { setup: structuredClone(setup), host });
         return { cantrip: cantrip.id };
@@ -86,10 +90,21 @@ export function createReferenceAdapter(): Adapter {
         return toOutcome(await entity.cast(intent as string));
       }),
 
-    fork: (turnId, intent) =>
+    /**
+     * LOOM-4. With `options.crystal` the fork continues on that crystal: the turn's cantrip is built
+     * again from its setup with only the crystal swapped (spec 2.2) and under the same id, so it shares
+     * the call turn every thread of the cantrip starts from (CALL-4), and that copy forks.
+     */
+    fork: (turnId, intent, options) =>
       attempt(async () => {
         if (!loom.has(turnId)) throw new CantripError('unknown_turn', `no turn '${turnId}'`);
-        const cantrip = lookup(cantrips, loom.get(turnId).cantrip_id, 'cantrip');
+        const owner = loom.get(turnId).cantrip_id;
+        let cantrip = lookup(cantrips, owner, 'cantrip');
+        if (options?.crystal !== undefined) {
+          const origin = built.get(owner);
+          if (!origin) throw new CantripError('unsupported', `turn '${turnId}' belongs to a child cantrip; only a constructed cantrip's turns can be forked onto another crystal`);
+          cantrip = buildCantrip({ ...origin.setup, crystal: options.crystal }, origin.host, loom, owner, overlays);
+        }
         const entity = cantrip.fork(turnId);
         entities.set(entity.id, entity);
         const strategy = entity.forkedFrom?.strategy ?? 'snapshot';
@@ -111,7 +126,23 @@ export function createReferenceAdapter(): Adapter {
         storage.close();
         storage = new JsonlStorage(file);
         loom = new Loom(storage);
-        for (const [id, { setup, host }] of built) cantrips.set(id, buildCantrip(setup, host, loom, id));
+        // Overlays live in memory, so a restart loses them, as it loses invoked entities.
+        overlays = new OverlayRegistry((turnId) => ownStretch(loom, turnId), options.fileOverlay);
+        for (const [id, { setup, host }] of built) cantrips.set(id, buildCantrip(setup, host, loom, id, overlays));
+        return {};
+      }),
+
+    /**
+     * The host's decision on an entity's file overlays (overlay-file-gates): accept merges them into
+     * their roots, reject discards them. Any entity the loom knows will do, ended or not.
+     */
+    overlay: (entityId, decision) =>
+      attempt(async () => {
+        if (decision !== 'accept' && decision !== 'reject') throw new CantripError('unsupported', `no overlay decision '${String(decision)}'`);
+        const own = loom.turns().filter((turn) => turn.entity_id === entityId);
+        const running = entities.get(entityId);
+        if (!running && own.length === 0) throw new CantripError('unknown_entity', `no entity '${entityId}'`);
+        await overlays.decide(entityId, decision, running?.lastTurn ?? own.at(-1)?.id);
         return {};
       }),
 
@@ -120,9 +151,15 @@ export function createReferenceAdapter(): Adapter {
       entities.clear();
       cantrips.clear();
       storage.close();
-      rmSync(directory, { recursive: true, force: true });
+      removeLoomFile(file);
     },
   };
+}
+
+/** What a host of the reference may swap in. */
+export interface ReferenceAdapterOptions {
+  /** How each file overlay is made (feature overlay-file-gates): the reference's {@link FileOverlay} by default. */
+  fileOverlay?: (options: FileOverlayOptions) => FileOverlay;
 }
 
 /**

@@ -4,6 +4,7 @@ import { createCall } from '../call/call.ts';
 import { createCircle } from '../circle/circle.ts';
 import { doneGate } from '../circle/done.ts';
 import { listDirGate, readGate } from '../circle/file-gates.ts';
+import { overlayFileGate } from '../circle/overlay-file-gates.ts';
 import { defineGate, type Gate } from '../circle/gate.ts';
 import { codeMedium } from '../circle/medium/code-medium.ts';
 import { conversationMedium } from '../circle/medium/conversation.ts';
@@ -16,16 +17,20 @@ import { createCantrip, type Cantrip } from '../entity/cantrip.ts';
 import { CantripError } from '../errors.ts';
 import type { Loom } from '../loom/loom.ts';
 import { withRetry } from '../production/retry.ts';
+import { boundedEvents, DEFAULT_EVENT_BOUND } from '../production/event-stream.ts';
+import { OverlayRegistry, ownStretch } from './overlay-registry.ts';
 import { requireToolUse } from '../crystal/providers/tool-choice.ts';
 import { createAnthropicCrystal } from '../crystal/providers/anthropic.ts';
+import { createGeminiCrystal } from '../crystal/providers/gemini.ts';
 import { createOpenAICrystal } from '../crystal/providers/openai.ts';
+import { toChildLimits, toVerifiers } from './ward-setup.ts';
 
 /**
  * Builds a cantrip from a case's setup (`CantripSetup`, wire names) with the reference's own
  * constructors. Test gates and crystals are bridged to the harness through `host`; everything else is
  * the reference's own (done, composition and file gates, the mediums, the loom, retries).
  */
-export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: string): Cantrip {
+export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: string, overlays = new OverlayRegistry((turnId) => ownStretch(loom, turnId))): Cantrip {
   if (!setup.crystal) throw new CantripError('missing_crystal', 'the setup names no crystal');
   if (!setup.call) throw new CantripError('missing_call', 'the setup has no call');
   if (!setup.circle) throw new CantripError('missing_circle', 'the setup has no circle');
@@ -39,6 +44,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
     evalTimeoutMs: setup.circle.wards.eval_timeout_ms,
     memoryLimitBytes: setup.circle.wards.memory_limit_bytes,
     maxOutputChars: setup.circle.wards.max_output_chars,
+    maxRejections: setup.circle.wards.max_rejections,
   };
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
@@ -46,9 +52,11 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
     crystal: crystalFor(host, setup.crystal.name, setup, setup.crystal.context_window, setup.crystal.forces_tool_use),
     call: toCall(setup.call),
     circle: createCircle({
-      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup)),
+      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup, overlays)),
       wards,
       medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
+      verifiers: toVerifiers(setup.circle.verifiers),
+      ...(setup.circle.child_limits ? { childLimits: toChildLimits(setup.circle.child_limits)! } : {}),
     }),
     exposeLoom: setup.expose_loom ?? false,
     ...(setup.folding
@@ -62,11 +70,20 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
     requireDone: setup.require_done ?? false,
     ...(setup.tool_choice === undefined ? {} : { toolChoice: setup.tool_choice }),
     loom,
-    onEvent: host.event ? (event) => host.event?.(event) : undefined,
+    onEvent: host.event ? eventSink(host, setup.event_buffer) : undefined,
   });
 }
 
-function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup): Gate {
+/**
+ * Events go to the host through a bounded buffer (feature `bounded-events`): the host's returned
+ * promise is its acknowledgement, and the loop waits while `bound` events are unacknowledged.
+ */
+function eventSink(host: Host, bound: number | undefined) {
+  if (bound !== undefined && (!Number.isInteger(bound) || bound < 1)) throw new CantripError('unsupported', `event_buffer must be a positive integer, not ${String(bound)}`);
+  return boundedEvents((event) => host.event?.(event), { bound: bound ?? DEFAULT_EVENT_BOUND });
+}
+
+function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup, overlays: OverlayRegistry): Gate {
   if ('test' in setup) {
     return defineGate(
       setup.test,
@@ -79,8 +96,11 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripS
     );
   }
   if (setup.name === 'done') return doneGate();
-  if (setup.name === 'read' || setup.name === 'list_dir') {
-    const { root } = setup as { root: string };
+  if (setup.name === 'read' || setup.name === 'list_dir' || setup.name === 'write' || setup.name === 'delete') {
+    const { root, overlay } = setup as { root: string; overlay?: boolean };
+    // CIRCLE-10: the overlay, like the root, is bound here, before any entity exists.
+    if (overlay) return overlayFileGate(setup.name, overlays.forRoot(root));
+    if (setup.name === 'write' || setup.name === 'delete') throw new CantripError('unsupported', `the ${setup.name} gate works only through an overlay (overlay: true)`);
     return setup.name === 'read' ? readGate({ root }) : listDirGate({ root });
   }
   if (setup.name === 'call_entity' || setup.name === 'call_entity_batch') {
@@ -111,7 +131,9 @@ function crystalFor(host: Host, name: string, setup: CantripSetup, contextWindow
   if (!endpoint) return simulateForcing(withRetry(hostCrystal(host, name, contextWindow), { sleep }), forces);
   // Providers re-prompt for `tool_choice: required` themselves (CRYSTAL-5), natively forced or not.
   const options = { baseUrl: endpoint.base_url, apiKey: endpoint.api_key, stream: endpoint.stream, retry: { sleep }, ...(contextWindow === undefined ? {} : { contextWindow }) };
-  return endpoint.format === 'anthropic' ? createAnthropicCrystal(endpoint.model, options) : createOpenAICrystal(endpoint.model, options);
+  if (endpoint.format === 'anthropic') return createAnthropicCrystal(endpoint.model, options);
+  if (endpoint.format === 'gemini') return createGeminiCrystal(endpoint.model, options);
+  return createOpenAICrystal(endpoint.model, options);
 }
 
 /** CRYSTAL-5: a crystal declared unable to force tool use gets the re-prompting wrapper. */

@@ -14,7 +14,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import type { Adapter, CantripSetup, CrystalReply, GateReply, Host, MutationAttempt, StreamEvent } from '../../schemas/adapter.ts';
+import type { Adapter, CantripSetup, CrystalReply, CrystalSetup, GateReply, Host, MutationAttempt, OverlayDecision, StreamEvent } from '../../schemas/adapter.ts';
 import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { Connection, HandlerError, ProtocolError, RPC_ERRORS } from '../../schemas/protocol/connection.ts';
@@ -68,13 +68,24 @@ export function serveAdapter(createAdapter: () => Adapter, options: ServeOptions
       invoke: (params) =>
         current().invoke(params.cantrip as string, typeof params.entity_id === 'string' ? { entity_id: params.entity_id } : undefined),
       send: (params) => (has(params, 'intent') ? current().send(params.entity as string, params.intent as string) : current().send(params.entity as string)),
-      fork: (params) => (has(params, 'intent') ? current().fork(params.turn_id as string, params.intent as string) : current().fork(params.turn_id as string)),
+      fork: (params) =>
+        has(params, 'crystal')
+          ? current().fork(params.turn_id as string, params.intent as string | undefined, { crystal: params.crystal as CrystalSetup })
+          : has(params, 'intent')
+            ? current().fork(params.turn_id as string, params.intent as string)
+            : current().fork(params.turn_id as string),
       loom: () => current().loom(),
       thread: (params) => current().thread(params.leaf_turn_id as string),
       mutate: (params) => current().mutate(params as unknown as MutationAttempt),
       reopen: async () => {
         const adapter = current();
         return adapter.reopen ? adapter.reopen() : { ok: false, error: { message: 'this implementation has no durable loom to reopen' } };
+      },
+      overlay: async (params) => {
+        const adapter = current();
+        return adapter.overlay
+          ? adapter.overlay(params.entity as string, params.decision as OverlayDecision)
+          : { ok: false, error: { message: 'this implementation has no file overlays' } };
       },
       dispose: async () => {
         const ending = session;
@@ -105,7 +116,10 @@ function hostOver(connection: Connection): Host {
     sleep: async (ms) => {
       await connection.request('host.sleep', { ms: Math.max(0, Math.round(ms)) });
     },
-    event: (event: StreamEvent) => connection.notify('host.event', event as unknown as Record<string, unknown>),
+    // bounded-events: each event is a request, and the harness's answer is the acknowledgement.
+    event: async (event: StreamEvent) => {
+      await connection.request('host.event', event as unknown as Record<string, unknown>);
+    },
   };
 }
 

@@ -110,6 +110,7 @@ export class Entity {
     this.mediumSession ??= await this.cantrip.circle.medium.open(this.cantrip.circle.gates, {
       ...(this.cantrip.context === undefined ? {} : { globals: { context: this.cantrip.context } }),
       ...(this.cantrip.exposeLoom ? { thread: () => this.cantrip.loom.pathTo(this.lastTurnId) } : {}),
+      ...(this.cantrip.circle.verifiers.length > 0 ? { verifiers: this.cantrip.circle.verifiers } : {}),
     });
     if (this.restoreFrom) {
       const path = this.restoreFrom;
@@ -143,6 +144,7 @@ export class Entity {
       fork: fields.fork,
       fold: fields.fold,
       result: fields.result,
+      files_changed: fields.files_changed,
     };
     const stored = this.cantrip.loom.append(turn);
     this.lastTurnId = stored.id;

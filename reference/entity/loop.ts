@@ -1,9 +1,10 @@
-import type { CrystalRequest, CrystalResponse, ToolDefinition, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
+import type { CrystalRequest, CrystalResponse, StreamEvent, ToolDefinition, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
 import { NO_GATE_CALLED, type Action } from '../circle/medium/medium.ts';
 import { validateResponse } from '../crystal/validate.ts';
 import { CantripError } from '../errors.ts';
 import { newTurnId, usageMetadata } from '../loom/turn.ts';
-import { emit } from '../production/events.ts';
+import { deliver } from '../production/events.ts';
+import { filesChangedIn } from '../circle/overlay-file-gates.ts';
 import { addUsage, billedTokens } from '../production/usage.ts';
 import { boundCast, DeadlinePassed, type CastBound } from './deadline.ts';
 import type { Entity } from './entity.ts';
@@ -11,6 +12,7 @@ import { truncationSummary } from './truncation-summary.ts';
 import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold, type FoldingOptions } from '../loom/fold.ts';
 import type { QueryOptions } from '../crystal/contract.ts';
 import { CHILD_WIND_DOWN_MS, spawnChild } from '../composition/spawn.ts';
+import { rejectionStreak } from '../circle/verifiers.ts';
 
 
 /** How one cast ended (the reference's form of the spec's terminated / truncated outcome). */
@@ -44,7 +46,8 @@ export interface CastStart {
  * PROD-2), check the response (CRYSTAL-3/4), let the circle act on it (CIRCLE-3/4/5/7), and record the
  * turn in the loom before the next one starts (LOOM-1). Utterance and observation strictly alternate
  * (LOOP-1). Wards are checked by the loop, never left to the entity (CIRCLE-6): turn cap and token
- * budget after each turn, the wall clock around every wait (LOOP-2, LOOP-4).
+ * budget after each turn, the wall clock around every wait (LOOP-2, LOOP-4), and the run of gate calls
+ * the circle's verifiers refused in a row (LOOP-4, `maxRejections`).
  */
 export async function runCast(entity: Entity, start: CastStart): Promise<CastResult> {
   const { call, circle } = entity.cantrip;
@@ -64,6 +67,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
     entity.context.remember({ role: 'user', content: `Context data:\n${JSON.stringify(entity.cantrip.context)}` });
   }
   const turns: Turn[] = [];
+  let rejections = 0;
   try {
     for (let turnInCast = 1; ; turnInCast++) {
       const began = Date.now();
@@ -83,7 +87,8 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
       entity.usage = addUsage(entity.usage, usage);
       const textOnly = response !== undefined && !response.tool_calls?.length;
       const terminated = cause === undefined && (action?.done !== undefined || (textOnly && !entity.cantrip.requireDone));
-      if (!terminated && cause === undefined) cause = wardThatFired(entity, turnInCast, deadline, timeoutCause);
+      rejections = rejectionStreak(rejections, action?.gateCalls ?? []);
+      if (!terminated && cause === undefined) cause = wardThatFired(entity, turnInCast, deadline, timeoutCause, rejections);
       if (textOnly && !terminated && cause === undefined) entity.context.remember({ role: 'user', content: NO_GATE_CALLED });
 
       const turn = entity.record({
@@ -100,12 +105,13 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         intent: turnInCast === 1 && start.intent !== null ? start.intent : undefined,
         fork: turnInCast === 1 ? entity.forkedFrom : undefined,
         result: terminated ? (action?.done ? action.done.answer : response?.content) : undefined,
+        files_changed: filesChangedIn(circle.gates.values(), turnId),
       });
       turns.push(turn);
       entity.context.endTurn();
       if (entity.cantrip.onEvent) {
-        emit(entity.cantrip.onEvent, { type: 'usage', entity_id: entity.id, data: usage });
-        emit(entity.cantrip.onEvent, { type: 'turn_end', entity_id: entity.id, data: { turn_id: turn.id, sequence: turn.sequence } });
+        await stream(entity, cast, { type: 'usage', entity_id: entity.id, data: usage });
+        await stream(entity, cast, { type: 'turn_end', entity_id: entity.id, data: { turn_id: turn.id, sequence: turn.sequence } });
       }
 
       if (terminated) {
@@ -163,19 +169,23 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
   let response: CrystalResponse | undefined;
   let action: Action | undefined;
   try {
+    // A cast whose bound has ended (a ward fired while the loop waited on a slow event consumer) asks nothing more.
+    if (bound.signal.aborted) throw bound.signal.reason;
     response = validateResponse(await bound.wait(entity.cantrip.crystal.query(request, cast.queryOptions)));
     const toolCalls = response.tool_calls?.length ? response.tool_calls : undefined;
     entity.context.remember(
       toolCalls ? { role: 'assistant', content: response.content, tool_calls: toolCalls } : { role: 'assistant', content: response.content },
     );
-    if (entity.cantrip.onEvent) announce(entity, response);
+    if (entity.cantrip.onEvent) await announce(entity, response, cast);
     if (toolCalls) {
       const session = await entity.session();
+      if (bound.signal.aborted) throw bound.signal.reason;
       action = await bound.wait(
         session.act(toolCalls, {
           entityId: entity.id,
           signal: bound.signal,
           turnId,
+          previousTurnId: entity.lastTurn,
           spawn(child) {
             return spawnChild(entity, turnId, bound.signal, child, deadline);
           },
@@ -183,7 +193,7 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
       );
       rememberObservation(entity, action);
       if (entity.cantrip.onEvent) {
-        for (const record of action.gateCalls) emit(entity.cantrip.onEvent, { type: 'gate_result', entity_id: entity.id, data: record });
+        for (const record of action.gateCalls) await stream(entity, cast, { type: 'gate_result', entity_id: entity.id, data: record });
       }
     }
     return { response, action };
@@ -267,9 +277,11 @@ function wardThatFired(
   turnInCast: number,
   deadline: number | undefined,
   timeoutCause: () => TruncationCause,
+  rejections: number,
 ): TruncationCause | undefined {
   const wards = entity.cantrip.circle.wards;
   if (entity.stopReason()) return 'parent_terminated';
+  if (wards.maxRejections !== undefined && rejections >= wards.maxRejections) return 'max_rejections';
   if (wards.maxTurns !== undefined && turnInCast >= wards.maxTurns) return 'max_turns';
   if (wards.maxTokens !== undefined && billedTokens(entity.usage) >= wards.maxTokens) return 'max_tokens';
   if (deadline !== undefined && Date.now() >= deadline) return timeoutCause();
@@ -290,9 +302,22 @@ function observationOf(
   return '';
 }
 
-function announce(entity: Entity, response: CrystalResponse): void {
-  const sink = entity.cantrip.onEvent;
-  if (response.thinking) emit(sink, { type: 'thinking', entity_id: entity.id, data: response.thinking });
-  if (response.content) emit(sink, { type: 'text', entity_id: entity.id, data: response.content });
-  for (const call of response.tool_calls ?? []) emit(sink, { type: 'gate_call', entity_id: entity.id, data: call });
+async function announce(entity: Entity, response: CrystalResponse, cast: CastControl): Promise<void> {
+  if (response.thinking) await stream(entity, cast, { type: 'thinking', entity_id: entity.id, data: response.thinking });
+  if (response.content) await stream(entity, cast, { type: 'text', entity_id: entity.id, data: response.content });
+  for (const call of response.tool_calls ?? []) await stream(entity, cast, { type: 'gate_call', entity_id: entity.id, data: call });
+}
+
+/**
+ * Streams one event. A bounded listener makes the loop wait here while its consumer is behind
+ * (production/event-stream.ts); the wait never outlasts the cast's bound: when a ward ends it, the
+ * event is dropped and the wards decide how the cast ends (LOOP-2, LOOP-4, CIRCLE-6). An event never
+ * changes what the turn did: streaming observes, it does not steer.
+ */
+async function stream(entity: Entity, cast: CastControl, event: StreamEvent): Promise<void> {
+  try {
+    await cast.bound.wait(deliver(entity.cantrip.onEvent, event, cast.bound.signal));
+  } catch {
+    // The cast's bound ended the wait; the next step of the loop sees the aborted signal.
+  }
 }
