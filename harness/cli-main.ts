@@ -6,7 +6,8 @@
  * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
  * 1: otherwise; 2: bad usage, or a case file / adapter / list / report directory that does not check out
  * (all checked before the first case); 130 / 143: interrupted by SIGINT / SIGTERM (the unfinished cases
- * are errored in the partial report, which is written when --out is given). Every implementation process
+ * are errored in the partial report). Reports go to --out, by default `cantrip-report/` in the working
+ * directory; `--no-out` writes none. Every implementation process
  * (and its process group) is ended before main returns.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -62,8 +63,11 @@ const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
  */
 const REFERENCE_JOBS = 6;
 
+/** Where reports go when `--out` is not given, relative to the working directory (a CI job's workspace). */
+const DEFAULT_OUT = 'cantrip-report';
+
 const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature>]...
-                                [--out <dir>] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>]
+                                [--out <dir> | --no-out] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>]
                                 [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]
                                 [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]`;
 
@@ -92,11 +96,15 @@ class UsageError extends Error {}
 function parseArgs(argv: string[]): Options {
   const [command, ...rest] = argv;
   if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
-  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true, quiet: false };
+  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true, quiet: false, out: DEFAULT_OUT };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     if (flag === '--no-properties') {
       options.properties = false;
+      continue;
+    }
+    if (flag === '--no-out') {
+      options.out = undefined;
       continue;
     }
     if (flag === '--quiet' || flag === '-q') {
@@ -172,7 +180,8 @@ commands:
 run options (defaults in brackets):
   --adapter <spec>           reference | a module exporting createAdapter() | 'cmd:<command line>' [reference]
   --filter <term>            a case id, rule id, rule family (LOOP) or feature; repeatable [every case]
-  --out <dir>                where report.json, report.md, junit.xml, report.html, summary.md, badge.json go [none]
+  --out <dir>                where report.json, report.md, junit.xml, report.html, summary.md, badge.json go [${DEFAULT_OUT}]
+  --no-out                   write no report, only the summary on stdout
   --expected-failures <file> case ids expected to fail, one a line; stale entries fail the run [none]
   --cases <file>             the case file [the kit's tests.yaml]
   --timeout <ms>             per case [${DEFAULT_CASE_TIMEOUT_MS}]

@@ -27,6 +27,20 @@ describe('cantrip-conformance run', () => {
     expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain('## Verdict');
   });
 
+  it('without --out the reports go to cantrip-report/ in the working directory; --no-out writes none', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cantrip-default-out-'));
+    const io = (out: string[]) => ({ out: (l: string) => out.push(l), err: () => undefined, cwd });
+    const first: string[] = [];
+    expect(await main(['run', '--adapter', MINIATURE, '--filter', 'LOOP-3', '--no-properties', '--quiet'], io(first))).toBe(0);
+    expect(validate('report', JSON.parse(readFileSync(join(cwd, 'cantrip-report', 'report.json'), 'utf8')))).toEqual({ ok: true });
+    expect(existsSync(join(cwd, 'cantrip-report', 'junit.xml'))).toBe(true);
+    const quiet = mkdtempSync(join(tmpdir(), 'cantrip-no-out-'));
+    const second: string[] = [];
+    expect(await main(['run', '--adapter', MINIATURE, '--filter', 'LOOP-3', '--no-properties', '--quiet', '--no-out'], { ...io(second), cwd: quiet })).toBe(0);
+    expect(existsSync(join(quiet, 'cantrip-report'))).toBe(false);
+    expect(second.join('\n')).not.toContain('wrote ');
+  });
+
   it('exit 1 when a MUST case fails, with the failing case and path in the summary', async () => {
     const { code, out } = await cli(['run', '--adapter', BROKEN, '--filter', 'LOOP-3']);
     expect(code).toBe(1);
