@@ -14,17 +14,19 @@ import { runSuite, type SuiteResult } from './run.ts';
 
 const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
 const factory = () => createReferenceAdapter();
+// Reference instances share nothing, and each case gets its own server, so waiting cases may overlap (as in npm start).
+const JOBS = 6;
 const WIRE: CrystalTransport[] = ['openai', 'openai-stream', 'anthropic', 'anthropic-stream', 'gemini', 'gemini-stream'];
 
 describe('crystal transports: the reference over the providers\' wire formats', () => {
   let callback: SuiteResult;
   beforeAll(async () => {
-    callback = await runSuite(file, factory);
+    callback = await runSuite(file, factory, { jobs: JOBS });
   }, 180_000);
 
   for (const transport of WIRE) {
     it(`${transport}: the same verdicts as the callback, and the wire cases pass`, async () => {
-      const wire = await runSuite(file, factory, { crystalTransport: transport });
+      const wire = await runSuite(file, factory, { crystalTransport: transport, jobs: JOBS });
       const byId = new Map(callback.cases.map((c) => [c.id, c.status]));
       const differing = wire.cases.filter((c) => c.status !== 'skipped' && byId.get(c.id) !== 'skipped' && byId.get(c.id) !== c.status);
       expect(differing.map((c) => ({ id: c.id, wire: c.status, reason: c.reason, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }))).toEqual([]);
