@@ -14,8 +14,14 @@ import type { OutcomeWatch } from './outcome-watch.ts';
 import type { ProviderStep, ServedReply } from './crystal-server/index.ts';
 
 export const DEFAULT_USAGE = { prompt: 10, completion: 5, cached: 0 } as const;
-/** Upper bound on a scripted delay, so no case can hang on one. */
-export const MAX_STEP_DELAY_MS = 2000;
+/** Upper bound on a scripted delay, so no case can hang on one (the case schema has the same bound). */
+export const MAX_STEP_DELAY_MS = 20_000;
+/**
+ * How long a step that awaits concurrent queries waits for them: long enough for a busy machine to start
+ * sibling queries that really run at once, short enough that an implementation running them one after
+ * another fails in seconds.
+ */
+export const AWAIT_CONCURRENT_MS = 5000;
 /** The reply to a query made after its cast's outcome was decided: plain text, no usage, no script step taken. */
 export const AFTER_OUTCOME_REPLY = { content: 'Summary: the work so far is recorded in the loom.', usage: { prompt: 0, completion: 0, cached: 0 } } as const;
 
@@ -159,7 +165,7 @@ export class MockCrystals {
     if (!step) {
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
     }
-    if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, MAX_STEP_DELAY_MS);
+    if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, AWAIT_CONCURRENT_MS);
     if (step.delay_ms) {
       const ms = Math.min(step.delay_ms, MAX_STEP_DELAY_MS);
       const ended = this.watch.noteWait(ms);
