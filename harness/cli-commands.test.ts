@@ -61,3 +61,19 @@ describe('cantrip-conformance: help, version, filters, diff and matrix', () => {
     });
   });
 });
+
+describe('cantrip-conformance: a reader that goes away', () => {
+  it('stdout closed early (`| head -1`): no EPIPE crash, the run finishes with its exit code and writes its reports', async () => {
+    const { spawn } = await import('node:child_process');
+    const dir = mkdtempSync(join(tmpdir(), 'cantrip-epipe-'));
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'cantrip-conformance.mjs'), 'run', '--adapter', MINIATURE, '--filter', 'LOOP-3', '--no-properties', '--quiet', '--out', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read the first line, then close the pipe as `head -1` does.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+    expect(existsSync(join(dir, 'report.json'))).toBe(true);
+  }, 120_000);
+});

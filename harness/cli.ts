@@ -14,9 +14,19 @@ process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 process.on('exit', killAllImplementationsNow);
 
+// A reader that goes away (`| head`) must not crash the run with EPIPE: the rest of the summary is
+// dropped, and the run still finishes and writes its reports.
+let stdoutClosed = false;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  stdoutClosed = true;
+});
+
 const tty = process.stderr.isTTY;
 const code = await main(process.argv.slice(2), {
-  out: (line) => console.log(line),
+  out: (line) => {
+    if (!stdoutClosed) console.log(line);
+  },
   err: (line) => console.error(line),
   // On a terminal one progress line is rewritten in place; in a log (CI) each finished case or property gets a line.
   ...(tty ? { progress: (text: string) => process.stderr.write(`\r\x1b[2K${text}`) } : { progressLine: (line: string) => process.stderr.write(`${line}\n`) }),
