@@ -45,6 +45,37 @@ const realWait = async (ms: number): Promise<void> => {
 };
 
 /**
+ * Real waits of one case (scripted crystal delays, the delay gate) that end with it. A hold the case no
+ * longer needs (a ward cut the query it delayed) is dropped when the case is over: its timer is cleared
+ * and the reply never comes, as from a provider that went silent. Without this, a 16 s hold would keep
+ * the process alive long after the run finished.
+ */
+class CaseWaits {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private ended = false;
+
+  readonly wait = async (ms: number): Promise<void> => {
+    const until = performance.now() + ms;
+    for (let left = ms; left > 0; left = until - performance.now()) {
+      if (this.ended) return new Promise<void>(() => undefined);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          resolve();
+        }, Math.ceil(left));
+        this.timers.add(timer);
+      });
+    }
+  };
+
+  end(): void {
+    this.ended = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}
+
+/**
  * The entity an action ran, from the turns it added: the one whose subtree does not hang from another
  * entity's turn added in the same action (its children's do). Undefined when it added no turns.
  */
@@ -110,15 +141,33 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
   const started = performance.now();
   const now = (): number => Math.round((performance.now() - started) * 1000) / 1000;
   const prepared = prepareSetup(c, filesDir);
-  const record = emptyRecord(description);
   const watch = new OutcomeWatch(watchedCase(c, prepared.childCrystals), now);
-  const crystals = new MockCrystals(c.crystals ?? {}, description, realWait, watch);
+  const waits = new CaseWaits();
+  try {
+    return await driveWithin(c, adapter, description, prepared, watch, now, waits, serve);
+  } finally {
+    waits.end();
+  }
+}
+
+async function driveWithin(
+  c: LoadedCase,
+  adapter: Adapter,
+  description: Description,
+  prepared: ReturnType<typeof prepareSetup>,
+  watch: OutcomeWatch,
+  now: () => number,
+  waits: CaseWaits,
+  serve: (crystals: MockCrystals) => Promise<Wire>,
+): Promise<DriveResult> {
+  const record = emptyRecord(description);
+  const crystals = new MockCrystals(c.crystals ?? {}, description, waits.wait, watch);
   const wire = await serve(crystals);
   if (wire) prepared.setup.crystal_endpoints = wire.endpoints;
   const gates = new TestGates(prepared.testGates, now, async (ms) => {
     const ended = watch.noteWait(ms);
     try {
-      await realWait(ms);
+      await waits.wait(ms);
     } finally {
       ended();
     }

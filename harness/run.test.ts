@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import type { Adapter } from '../schemas/adapter.ts';
 import { Miniature } from '../fixtures/miniatures/miniature.ts';
 import { loadCaseText } from './load.ts';
@@ -252,5 +252,39 @@ describe('running cases at once (jobs)', () => {
     expect(suite.cases.slice(0, 3).map((c) => c.reason)).toEqual(Array(3).fill('the run was interrupted (SIGINT) while this case ran'));
     expect(suite.cases[3]?.reason).toBe('not run: the run was interrupted (SIGINT)');
     expect(suite.stopped).toBe('the run was interrupted (SIGINT)');
+  });
+});
+
+describe('a case leaves no scripted wait behind', () => {
+  it('LOOP-4: a hold the timeout ward cut short is cleared when the case ends, so no timer outlives it', async () => {
+    const file = loadCaseText(
+      `format_version: 1
+spec_version: 0.1.0-draft
+cases:
+  - id: held-past-the-ward
+    rules: [LOOP-4]
+    level: MUST
+    description: the second query is held far longer than the ward
+    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 5, timeout_ms: 300 } } }
+    crystals:
+      parent: { script: [{ tool_calls: [{ gate: echo, args: { text: a } }] }, { tool_calls: [{ gate: done, args: { answer: late } }], delay_ms: 20000 }] }
+    act: [{ cast: { intent: go, as: first } }]
+    expect: [{ path: outcomes.first.status, equals: truncated }]
+`,
+      'held.yaml',
+    );
+    const setSpy = vi.spyOn(globalThis, 'setTimeout');
+    const clearSpy = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      const result = await runCase(file.cases[0]!, () => new Miniature(), await new Miniature().describe());
+      expect(result.status).toBe('pass');
+      // The hold's timer (about 20 s) was cleared when the case ended; left pending, a CLI run would wait for it before exiting.
+      const holds = setSpy.mock.calls.map((call, i) => ({ ms: Number(call[1]), timer: setSpy.mock.results[i]?.value as unknown })).filter((t) => t.ms > 15_000);
+      expect(holds.length).toBe(1);
+      expect(clearSpy.mock.calls.some((call) => call[0] === holds[0]!.timer)).toBe(true);
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+    }
   });
 });
