@@ -61,7 +61,7 @@ const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
  * Default `--jobs` for the in-process reference, whose instances share nothing. Other adapters get 1:
  * an implementer's adapter may not tolerate several instances at once (a fixed port or file).
  */
-const REFERENCE_JOBS = 6;
+const REFERENCE_JOBS = 12;
 
 /** Where reports go when `--out` is not given, relative to the working directory (a CI job's workspace). */
 const DEFAULT_OUT = 'cantrip-report';

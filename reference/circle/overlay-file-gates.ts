@@ -78,12 +78,11 @@ function caller(context: GateContext): OverlayCaller {
 
 /** The paths one turn changed through any overlay gate of a circle, sorted, each once (for the loom, LOOM-1). */
 export function filesChangedIn(gates: Iterable<Gate>, turnId: string): string[] | undefined {
-  const paths = new Set<string>();
-  let overlaid = false;
+  // Built only when an overlay gate changed something: most circles have none, and this runs every turn.
+  let paths: Set<string> | undefined;
   for (const gate of gates) {
     if (!gate.filesChanged) continue;
-    overlaid = true;
-    for (const path of gate.filesChanged(turnId)) paths.add(path);
+    for (const path of gate.filesChanged(turnId)) (paths ??= new Set()).add(path);
   }
-  return overlaid && paths.size > 0 ? [...paths].sort() : undefined;
+  return paths ? [...paths].sort() : undefined;
 }
