@@ -36,6 +36,7 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'batch-children-outlive-parent': { cases: ['comp9-parent-timeout-stops-every-batch-child'], rules: ['COMP-9'] },
   'duplicate-ids-checked-side-by-side': { cases: ['crystal4-duplicate-ids-apart-in-one-reply'], rules: ['CRYSTAL-4'] },
   'fork-onto-other-crystal-starts-fresh': { cases: ['loom4-fork-onto-another-crystal-carries-the-path'], rules: ['LOOM-4'] },
+  'turns-under-a-stray-entity': { cases: ['entity1-every-entity-in-the-loom-came-from-a-cast-or-an-invocation'], rules: ['ENTITY-1'] },
 };
 
 /** Optional lineage features (issue 14) the variant does not declare: their cases are skipped on it with the reason. */
