@@ -190,6 +190,12 @@ export interface Case {
   crystals?: Record<string, CaseCrystal>;
   act: Action[];
   expect: Expectation[];
+  /**
+   * What the case's real waits must have brought about for its expectations to judge anything (a held
+   * query that was asked before the ward fired). Missed: the case runs again with its times scaled up
+   * (harness/timing-premise.ts).
+   */
+  premise?: Expectation[];
 }
 
 /** A case with its place in the file. */

@@ -144,18 +144,22 @@ function crossCheck(cases: Case[]): Problem[] {
       const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
       if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);
     });
-    c.expect.forEach((e, j) => {
-      const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
-      for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
-        if (path === undefined || typeof path !== 'string') continue;
-        try {
-          parsePath(path);
-        } catch (error) {
-          if (error instanceof PathError) problems.push([`${at}/expect/${j}/${key}`, error.message]);
-          else throw error;
+    // Running again with scaled times only helps a case that scripts a time to scale.
+    if (c.premise && !scriptsTime(c)) problems.push([`${at}/premise`, 'a premise needs a scripted time to scale on a rerun: a ward timeout_ms or a crystal step delay_ms']);
+    for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
+      expectations.forEach((e, j) => {
+        const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
+        for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
+          if (path === undefined || typeof path !== 'string') continue;
+          try {
+            parsePath(path);
+          } catch (error) {
+            if (error instanceof PathError) problems.push([`${at}/${list}/${j}/${key}`, error.message]);
+            else throw error;
+          }
         }
-      }
-    });
+      });
+    }
   });
   return problems;
 }
@@ -187,4 +191,10 @@ function checkActions(act: Action[], at: string): Problem[] {
     names.add(as);
   });
   return problems;
+}
+
+/** Whether the case scripts a real time: a timeout ward or a held crystal reply. */
+function scriptsTime(c: Case): boolean {
+  const steps = Object.values(c.crystals ?? {}).flatMap((crystal) => [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()]);
+  return c.setup.circle?.wards?.timeout_ms !== undefined || steps.some((step) => step.delay_ms !== undefined);
 }

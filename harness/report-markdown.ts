@@ -161,7 +161,7 @@ export function renderMarkdown(report: Report): string {
   out.push('', '## Failures', '');
   if (broken.length === 0) out.push('None.');
   for (const c of broken) {
-    out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''})`, '', `Rules ${c.rules.join(', ')} · ${c.level} · ${c.source}`, '', c.description, '');
+    out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')} · ${c.level} · ${c.source}`, '', c.description, '');
     if (c.reason) out.push(`Reason: ${c.reason}`, '');
     for (const f of c.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
     for (const i of c.invariants.filter((x) => x.status === 'fail')) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
@@ -174,7 +174,7 @@ export function renderMarkdown(report: Report): string {
   const statusOf = (r: Report['rules'][number]): string => (r.status === 'untested' && r.testability !== 'behavioral' ? `untested (${r.testability})` : r.status);
   for (const r of report.rules) out.push(`| ${r.id} ${r.title} | ${r.level} | ${statusOf(r)} | ${r.cases.join(', ') || '—'} | ${r.properties?.join(', ') || '—'} |`);
   out.push('', '## Cases', '', '| case | rules | level | status | ms | note |', '| --- | --- | --- | --- | --- | --- |');
-  for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''} | ${c.duration_ms} | ${c.reason ?? ''} |`);
+  for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''}${c.attempts ? ` (${c.attempts} runs)` : ''} | ${c.duration_ms} | ${c.reason ?? ''} |`);
   return `${out.join('\n')}\n`;
 }
 

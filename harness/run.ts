@@ -15,10 +15,11 @@
 import type { Adapter, CrystalTransport, Description } from '../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from './case-types.ts';
 import { checkExpectations, type ExpectationResult } from './check.ts';
-import { driveCase } from './drive.ts';
+import { driveCase, type DriveResult } from './drive.ts';
 import { checkInvariants, type InvariantResult } from './invariants.ts';
 import { planCases } from './plan.ts';
 import { scriptsAWait } from './scripted-waits.ts';
+import { PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
 import { GIVE_UP_AFTER, UnansweredStreak } from './adapters/unanswered.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skipped' | 'errored' | 'xfail';
@@ -40,6 +41,8 @@ export interface CaseResult {
   reason?: string;
   /** Set when the case ran out of its time limit (as opposed to an adapter that threw). */
   timed_out?: boolean;
+  /** Runs of the case when a run missed its timing premise (harness/timing-premise.ts); the result is the last run's. */
+  attempts?: number;
   /** Failed expectations, with path, expected and actual. */
   failures: ExpectationResult[];
   /** How many expectations were checked. */
@@ -210,8 +213,50 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
   };
 }
 
-/** Runs one case on a fresh adapter; never throws. */
+/**
+ * Runs one case on a fresh adapter; never throws. A case with a timing premise that a run misses runs
+ * again on a fresh adapter with its times scaled up, up to {@link PREMISE_ATTEMPTS} runs
+ * (harness/timing-premise.ts); the result is the last run's, and `duration_ms` covers them all.
+ */
 export async function runCase(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal, transport: CrystalTransport = 'callback'): Promise<CaseResult> {
+  const started = performance.now();
+  for (let attempt = 1; ; attempt++) {
+    const scaled = attempt === 1 ? c : withTimesScaled(c, PREMISE_TIME_FACTOR ** (attempt - 1), defaultTimeoutMs);
+    const { result, premiseMissed } = await runOnce(scaled, factory, description, defaultTimeoutMs, signal, transport);
+    if (premiseMissed === undefined || attempt === PREMISE_ATTEMPTS || signal?.aborted) {
+      const duration_ms = round(performance.now() - started);
+      if (attempt === 1) return result;
+      if (premiseMissed === undefined) return { ...result, duration_ms, attempts: attempt };
+      // Never reaching what the case is about says nothing about the rules: errored, with what was missed.
+      return { ...base(c, 'errored', duration_ms, `timing premise missed in all ${attempt} runs (scripted times up to ${PREMISE_TIME_FACTOR ** (attempt - 1)}x): ${premiseMissed}`), attempts: attempt };
+    }
+  }
+}
+
+/** One run of a case, and what of its timing premise it missed, if it has one and missed it. */
+async function runOnce(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs: number, signal: AbortSignal | undefined, transport: CrystalTransport): Promise<{ result: CaseResult; premiseMissed?: string }> {
+  let premiseMissed: string | undefined;
+  const result = await runDrive(c, factory, description, defaultTimeoutMs, signal, transport, (drive) => {
+    // A run that already went off script (a query the crystals cannot answer, say) is judged as it is:
+    // the premise is about time, and that run was stopped by something else.
+    if (drive.faults.length > 0) return true;
+    const missed = checkExpectations(c.premise ?? [], drive).find((e) => !e.ok);
+    if (missed) premiseMissed = `${missed.path} ${missed.matcher} ${JSON.stringify(missed.expected)}, found ${missed.actual === undefined ? 'nothing' : JSON.stringify(missed.actual)}`;
+    return missed === undefined;
+  });
+  return premiseMissed === undefined ? { result } : { result, premiseMissed };
+}
+
+/** Drives one case on a fresh adapter and judges it; never throws. `premiseHolds` sees the drive before it is judged. */
+async function runDrive(
+  c: LoadedCase,
+  factory: AdapterFactory,
+  description: Description,
+  defaultTimeoutMs: number,
+  signal: AbortSignal | undefined,
+  transport: CrystalTransport,
+  premiseHolds: (drive: DriveResult) => boolean,
+): Promise<CaseResult> {
   const started = performance.now();
   const elapsed = (): number => round(performance.now() - started);
   let adapter: Adapter | undefined;
@@ -225,6 +270,7 @@ export async function runCase(c: LoadedCase, factory: AdapterFactory, descriptio
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
     const inexpressible = drive.faults.find((f) => f.kind === 'skip');
     if (inexpressible) return base(c, 'skipped', elapsed(), inexpressible.message);
+    if (!premiseHolds(drive)) return base(c, 'errored', elapsed(), 'timing premise missed');
     const checked = checkExpectations(c.expect, drive);
     const failures = checked.filter((e) => !e.ok);
     const invariants = checkInvariants(c, drive);
