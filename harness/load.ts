@@ -12,6 +12,7 @@ import { parsePath, PathError } from './paths.ts';
 import { positionOf } from './yaml-position.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
+import { recallLoad, rememberLoad, type LoadMemo } from './case-file-memo.ts';
 
 export interface LoadProblem {
   file: string;
@@ -55,11 +56,33 @@ export function loadCaseFile(file: string, label = file): CaseFile {
     if (error instanceof CaseFileError) throw error;
     throw new CaseFileError([{ file: label, line: 0, column: 0, pointer: '', message: `cannot read: ${(error as Error).message}` }]);
   }
-  return loadCaseText(text, label);
+  // The same text loaded before skips parsing and the schema check (harness/case-file-memo.ts).
+  const memo = recallLoad(file, text);
+  const recalled = memo && fromMemo(memo, label);
+  if (recalled) return recalled;
+  const loaded = loadFully(text, label);
+  rememberLoad(file, text, { value: loaded.value, places: loaded.caseFile.cases.map(({ position: { line, column } }) => ({ line, column })) });
+  return loaded.caseFile;
+}
+
+/**
+ * A case file from a memo of its parsed, schema-checked value: the cross-reference checks run again.
+ * Undefined when they find a problem (the full load then says where) or the memo does not fit.
+ */
+function fromMemo(memo: LoadMemo, file: string): CaseFile | undefined {
+  const data = memo.value as { format_version: 1; spec_version: string; cases: Case[] };
+  if (!Array.isArray(data.cases) || memo.places.length !== data.cases.length || crossCheck(data.cases).length > 0) return undefined;
+  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, line: memo.places[i]!.line, column: memo.places[i]!.column } }));
+  return { file, format_version: 1, spec_version: data.spec_version, cases };
 }
 
 /** Loads case-file text; `file` is used only in messages. */
 export function loadCaseText(text: string, file = 'tests.yaml'): CaseFile {
+  return loadFully(text, file).caseFile;
+}
+
+/** Parses, schema-checks and cross-checks case-file text; also gives the plain value that passed the schema. */
+function loadFully(text: string, file: string): { caseFile: CaseFile; value: unknown } {
   const tooBig = sizeProblem(Buffer.byteLength(text, 'utf8'), file);
   if (tooBig) throw new CaseFileError([tooBig]);
   const counter = new LineCounter();
@@ -80,7 +103,7 @@ export function loadCaseText(text: string, file = 'tests.yaml'): CaseFile {
   const problems = crossCheck(data.cases).map(([pointer, message]) => where(pointer, message));
   if (problems.length > 0) throw new CaseFileError(problems);
   const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, ...positionOf(doc, counter, `/cases/${i}/id`, true) } }));
-  return { file, format_version: 1, spec_version: data.spec_version, cases };
+  return { caseFile: { file, format_version: 1, spec_version: data.spec_version, cases }, value };
 }
 
 const KEY_PROBLEMS = new Set(['additionalProperties', 'false schema']);
