@@ -10,8 +10,10 @@
  * process per turn beside it (on a busy machine wall time also counts waiting for a core; CPU time
  * does not, though it counts GC helper threads), the 10,000 / 1,000 ratio of per-turn medians
  * (1.00 means linear) with the per-round ratios' range, and the heap growth during the 10,000-turn
- * cast: `heapUsed` after the cast minus before it (a GC is forced just before), and what is still
- * held after a forced GC at the end (the loom, the context, the result).
+ * cast: `heapUsed` after the cast minus before it (a GC is forced just before); the same after one
+ * forced scavenge, which drops the young generation's garbage (the first figure swings by up to the
+ * young generation's size, 16 MB, with where the collector happens to be when the cast ends); and what
+ * is still held after a forced full GC at the end (the loom, the context, the result).
  *
  *   npx tsx bench/loop.bench.ts [rounds=9] [--against <dir>]...
  *
@@ -38,6 +40,8 @@ interface Round {
   /** CPU time of the whole process during the cast (all threads: GC helpers included). */
   cpuMs: number;
   heapGrowth: number;
+  /** The heap after the cast and one scavenge (young-generation garbage dropped), minus before it. */
+  heapAfterScavenge: number;
   heapRetained: number;
   gc: boolean;
 }
@@ -90,5 +94,6 @@ for (const tree of trees) {
   console.log(`10,000 / 1,000 per-turn ratio: ${(median(large) / median(small)).toFixed(2)} (per round ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}; 1.00 is linear)`);
   const big = results.get(key(tree.root, 10_000))!;
   console.log(`heap growth during the 10,000-turn cast: ${range(big.map((run) => mb(run.heapGrowth)), 1, ' MB')}`);
+  console.log(`  the same after one scavenge:         ${range(big.map((run) => mb(run.heapAfterScavenge)), 1, ' MB')}`);
   console.log(`heap still held after it (forced GC):  ${range(big.map((run) => mb(run.heapRetained)), 1, ' MB')}${big[0]!.gc ? '' : ' [no --expose-gc: not forced]'}`);
 }

@@ -37,7 +37,10 @@ export function callMessages(call: Call): Message[] {
   return call.systemPrompt === null ? [] : [{ role: 'system', content: call.systemPrompt }];
 }
 
-/** The call as the loom stores it on a `call` turn (CALL-4). */
+/**
+ * The call as the loom stores it on a `call` turn (CALL-4). It shares the call's hyperparameters: the
+ * loom stores a sealed copy of the turn (LOOM-3), so this record needs no copy of its own.
+ */
 export function callRecord(call: Call): CallRecord {
-  return { system_prompt: call.systemPrompt, hyperparameters: structuredClone(call.hyperparameters) as Hyperparameters };
+  return { system_prompt: call.systemPrompt, hyperparameters: call.hyperparameters as Hyperparameters };
 }

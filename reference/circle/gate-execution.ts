@@ -1,4 +1,4 @@
-import type { GateCallRecord, GateError } from '../../schemas/index.ts';
+import type { GateCallRecord, GateError, ToolCall } from '../../schemas/index.ts';
 import { CantripError } from '../errors.ts';
 import type { Gate, GateContext } from './gate.ts';
 import { verifyCall, type Verifier } from './verifiers.ts';
@@ -6,17 +6,21 @@ import { verifyCall, type Verifier } from './verifiers.ts';
 /**
  * Runs one gate call and always returns a record, never throws: a failing gate is an observation the
  * entity must see (CIRCLE-5), and an unknown or warded-off gate is refused the same way
- * (`gate_unavailable`, CIRCLE-6). Arguments are copied so the gate cannot reach the caller's objects.
- * The circle's verifiers see the call first, in their order; a refusal is a failed record and the gate
- * never runs (CIRCLE-6, CIRCLE-5).
+ * (`gate_unavailable`, CIRCLE-6). The circle's verifiers see the call first, in their order; a refusal
+ * is a failed record and the gate never runs (CIRCLE-6, CIRCLE-5).
+ *
+ * The call's arguments text (checked by CRYSTAL-4 to encode an object) is parsed twice: once for the
+ * record the loom keeps, once for the gate, so nothing the gate does to its arguments reaches the
+ * record. Parsing the short text again costs less than copying the parsed value.
  */
 export async function executeGate(
   gates: ReadonlyMap<string, Gate>,
-  name: string,
-  args: unknown,
+  call: ToolCall,
   context: GateContext,
   verifiers: readonly Verifier[] = [],
 ): Promise<GateCallRecord> {
+  const name = call.gate;
+  const args: unknown = JSON.parse(call.arguments);
   const record = { tool_call_id: context.toolCallId, gate: name, arguments: args };
   const gate = gates.get(name);
   if (!gate) {
@@ -34,8 +38,7 @@ export async function executeGate(
     };
   }
   try {
-    // A JSON copy: the arguments came from JSON, and a plain copy is cheaper than structuredClone here.
-    const copy = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
+    const copy = JSON.parse(call.arguments) as Record<string, unknown>;
     verifyCall(verifiers, name, copy);
     const result = await gate.execute(copy, context);
     return { tool_call_id: context.toolCallId, gate: name, arguments: args, ok: true, result: result === undefined ? null : result };

@@ -76,13 +76,22 @@ function caller(context: GateContext): OverlayCaller {
   };
 }
 
-/** The paths one turn changed through any overlay gate of a circle, sorted, each once (for the loom, LOOM-1). */
-export function filesChangedIn(gates: Iterable<Gate>, turnId: string): string[] | undefined {
-  // Built only when an overlay gate changed something: most circles have none, and this runs every turn.
+/** The gates of a circle that report changed files: what {@link filesChangedIn} asks, found once per cast. */
+export function fileChangingGates(gates: ReadonlyMap<string, Gate>): Gate[] {
+  const found: Gate[] = [];
+  for (const gate of gates.values()) if (gate.filesChanged) found.push(gate);
+  return found;
+}
+
+/**
+ * The paths one turn changed through any of `gates` (see {@link fileChangingGates}), sorted, each once
+ * (for the loom, LOOM-1). Undefined when none changed anything, without allocating: this runs every
+ * turn, and most circles have no such gate.
+ */
+export function filesChangedIn(gates: readonly Gate[], turnId: string): string[] | undefined {
   let paths: Set<string> | undefined;
   for (const gate of gates) {
-    if (!gate.filesChanged) continue;
-    for (const path of gate.filesChanged(turnId)) (paths ??= new Set()).add(path);
+    for (const path of gate.filesChanged!(turnId)) (paths ??= new Set()).add(path);
   }
   return paths ? [...paths].sort() : undefined;
 }

@@ -26,13 +26,16 @@ export function validateResponse(response: unknown): CrystalResponse {
   if (!hasText && toolCalls.length === 0) {
     throw invalid('invalid_crystal_response', 'the response has neither content nor tool calls');
   }
-  const seen = new Set<string>();
+  // Ids seen so far, kept only when there can be a duplicate: most replies make one call.
+  const seen = toolCalls.length > 1 ? new Set<string>() : undefined;
   const copies = new Array<ToolCall>(toolCalls.length);
   for (let index = 0; index < toolCalls.length; index++) {
     const call = toolCalls[index] as ToolCall;
     checkToolCall(call, index);
-    if (seen.has(call.id)) throw invalid('duplicate_tool_call_id', `tool call id '${call.id}' appears twice`);
-    seen.add(call.id);
+    if (seen) {
+      if (seen.has(call.id)) throw invalid('duplicate_tool_call_id', `tool call id '${call.id}' appears twice`);
+      seen.add(call.id);
+    }
     copies[index] = Object.freeze({ id: call.id, gate: call.gate, arguments: call.arguments });
   }
   const usage = candidate.usage ?? NO_USAGE;

@@ -1,16 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import type { Message, Turn, Usage } from '../../schemas/index.ts';
 import type { MediumSession } from '../circle/medium/medium.ts';
 import { CantripError } from '../errors.ts';
 import { emptyUsage } from '../production/usage.ts';
 import { callMessages } from '../call/call.ts';
 import { WorkingContext } from './working-context.ts';
+import { uniqueId } from '../unique-id.ts';
 import type { Cantrip } from './cantrip.ts';
 import { runCast, type CastResult, type CastStart } from './loop.ts';
 
-/** A fresh entity id (ENTITY-2). */
+/** A fresh, globally unique entity id (ENTITY-2): `entity_` and a {@link uniqueId}. */
 export function newEntityId(): string {
-  return `entity_${randomUUID()}`;
+  return uniqueId('entity');
 }
 
 /** Where an entity's first turn hangs in the loom, and the sequence it continues from. */
@@ -159,6 +159,11 @@ export class Entity {
     this.children.add(child);
     const forget = () => this.children.delete(child);
     child.then(forget, forget);
+  }
+
+  /** Whether a child's cast is still running (COMP-9: it must be stopped when this entity's cast ends). */
+  hasRunningChildren(): boolean {
+    return this.children.size > 0;
   }
 
   /**

@@ -1,10 +1,10 @@
 import type { CrystalRequest, CrystalResponse, StreamEvent, ToolDefinition, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
-import { NO_GATE_CALLED, type Action } from '../circle/medium/medium.ts';
+import { NO_GATE_CALLED, type Action, type ActContext } from '../circle/medium/medium.ts';
 import { validateResponse } from '../crystal/validate.ts';
 import { CantripError } from '../errors.ts';
 import { newTurnId, usageMetadata } from '../loom/turn.ts';
 import { deliver } from '../production/events.ts';
-import { filesChangedIn } from '../circle/overlay-file-gates.ts';
+import { fileChangingGates, filesChangedIn } from '../circle/overlay-file-gates.ts';
 import { addUsage, billedTokens } from '../production/usage.ts';
 import { boundCast, DeadlinePassed, type CastBound } from './deadline.ts';
 import type { Entity } from './entity.ts';
@@ -67,6 +67,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
     entity.context.remember({ role: 'user', content: `Context data:\n${JSON.stringify(entity.cantrip.context)}` });
   }
   const turns: Turn[] = [];
+  const fileGates = fileChangingGates(circle.gates);
   let rejections = 0;
   try {
     for (let turnInCast = 1; ; turnInCast++) {
@@ -105,7 +106,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         intent: turnInCast === 1 && start.intent !== null ? start.intent : undefined,
         fork: turnInCast === 1 ? entity.forkedFrom : undefined,
         result: terminated ? (action?.done ? action.done.answer : response?.content) : undefined,
-        files_changed: filesChangedIn(circle.gates.values(), turnId),
+        files_changed: filesChangedIn(fileGates, turnId),
       });
       turns.push(turn);
       entity.context.endTurn();
@@ -134,8 +135,13 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
     bound.clear();
     entity.offStop(stopOnParent);
     // COMP-9: children still running when this cast ends are stopped and given time to record it.
-    bound.abort(entity.stopReason() ?? 'cast ended');
-    await entity.windDownChildren(CHILD_WIND_DOWN_MS);
+    // Nothing else can still be working for the cast (every query, gate call and event delivery went
+    // through the bound's wait and has settled or been cut off), so without a child there is nothing
+    // to stop, and the abort (about 0.2 ms the first time a process aborts a signal) is skipped.
+    if (entity.hasRunningChildren()) {
+      bound.abort(entity.stopReason() ?? 'cast ended');
+      await entity.windDownChildren(CHILD_WIND_DOWN_MS);
+    }
   }
 }
 
@@ -165,7 +171,7 @@ interface Exchange {
  * as a cause, so the turn is still recorded (LOOM-1).
  */
 async function exchange(entity: Entity, request: CrystalRequest, turnId: string, cast: CastControl): Promise<Exchange> {
-  const { bound, deadline } = cast;
+  const { bound } = cast;
   let response: CrystalResponse | undefined;
   let action: Action | undefined;
   try {
@@ -180,17 +186,7 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
     if (toolCalls) {
       const session = await entity.session();
       if (bound.signal.aborted) throw bound.signal.reason;
-      action = await bound.wait(
-        session.act(toolCalls, {
-          entityId: entity.id,
-          signal: bound.signal,
-          turnId,
-          previousTurnId: entity.lastTurn,
-          spawn(child) {
-            return spawnChild(entity, turnId, bound.signal, child, deadline);
-          },
-        }),
-      );
+      action = await bound.wait(session.act(toolCalls, actContext(entity, turnId, cast)));
       rememberObservation(entity, action);
       if (entity.cantrip.onEvent) {
         for (const record of action.gateCalls) await stream(entity, cast, { type: 'gate_result', entity_id: entity.id, data: record });
@@ -208,6 +204,24 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
     const failure = error instanceof CantripError ? error : new CantripError('crystal_error', String(error), { cause: error });
     return { ...partial, cause: 'crystal_error', failure };
   }
+}
+
+/**
+ * What the medium passes on to every gate call of one turn: who is calling, the cast's signal, and the
+ * turn any child spawned now hangs from (COMP-5). Made apart from {@link exchange} so that only this
+ * small function's variables are kept alive by the `spawn` closure.
+ */
+function actContext(entity: Entity, turnId: string, cast: CastControl): ActContext {
+  const signal = cast.bound.signal;
+  return {
+    entityId: entity.id,
+    signal,
+    turnId,
+    previousTurnId: entity.lastTurn,
+    spawn(child) {
+      return spawnChild(entity, turnId, signal, child, cast.deadline);
+    },
+  };
 }
 
 /**

@@ -17,13 +17,15 @@ export class WorkingContext {
   readonly #startIndex: number[] = [];
   readonly #startSequence: number[] = [];
   #foldedUntil = 0;
-  #foldHead: Message[] = [];
+  /** What every view starts with: the call, then (after a fold) the kept intent and the summary. Only a fold changes it. */
+  #head: readonly Message[];
   #intentIndex: number | undefined;
   #ephemeralPending: number[] = [];
   #ephemeralDue: { index: number; replacement: Message }[] = [];
 
   constructor(call: readonly Message[], history: readonly Message[] = []) {
     this.#call = call.map((message) => sealMessage({ ...message }));
+    this.#head = this.#call;
     for (const message of history) this.#log.push(sealMessage(message));
   }
 
@@ -88,12 +90,12 @@ export class WorkingContext {
     const to = this.#startSequence[shown[shown.length - keepRecent - 1]!]!;
     this.#foldedUntil = until;
     const pinned = this.#intentIndex !== undefined && this.#intentIndex < until ? [this.#log[this.#intentIndex]!] : [];
-    this.#foldHead = [...pinned, sealMessage({ role: 'user', content: summary(from, to) })];
+    this.#head = [...this.#call, ...pinned, sealMessage({ role: 'user', content: summary(from, to) })];
     return { from, to };
   }
 
   /** The context for the next query, in constant time: call, fold summary, then the shown log. */
   view(): Message[] {
-    return contextView([...this.#call, ...this.#foldHead], this.#log, this.#foldedUntil, this.#overrides);
+    return contextView(this.#head, this.#log, this.#foldedUntil, this.#overrides);
   }
 }

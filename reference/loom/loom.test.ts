@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import fc from 'fast-check';
 import type { LoomLine, Turn } from '../../schemas/records.ts';
 import { CantripError } from '../errors.ts';
@@ -119,7 +119,17 @@ describe('Loom: append (LOOM-1, LOOM-2)', () => {
   it('LOOM-2: newTurnId gives distinct, prefixed ids', () => {
     const made = Array.from({ length: 1000 }, () => newTurnId());
     expect(new Set(made).size).toBe(1000);
-    expect(made.every((id) => /^turn_[0-9a-f-]{36}$/.test(id))).toBe(true);
+    expect(made.every((id) => /^turn_[0-9a-f]{24}_[0-9a-z]+$/.test(id))).toBe(true);
+  });
+
+  it('LOOM-2: each load of the id module (each process) draws a new prefix, so looms shared between processes never see one id twice', async () => {
+    const prefixOf = (id: string) => id.slice(0, id.lastIndexOf('_'));
+    vi.resetModules();
+    const first = (await import('./turn.ts')).newTurnId();
+    vi.resetModules();
+    const second = (await import('./turn.ts')).newTurnId();
+    expect(first).not.toBe(second);
+    expect(prefixOf(first)).not.toBe(prefixOf(second));
   });
 });
 

@@ -1,18 +1,13 @@
 /**
  * Helpers to build and seal {@link Turn} records. The loop fills a turn in; the loom seals it on append.
  */
-import { randomUUID } from 'node:crypto';
 import type { CallRecord, Turn, TurnMetadata, Usage } from '../../schemas/records.ts';
 import { sealedCopy } from '../freeze.ts';
+import { uniqueId } from '../unique-id.ts';
 
-/** A fresh, globally unique turn id (LOOM-2): `turn_` followed by a random UUID. */
+/** A fresh, globally unique turn id (LOOM-2): `turn_` and a {@link uniqueId}. */
 export function newTurnId(): string {
-  const id = `turn_${randomUUID()}`;
-  // V8 keeps a string built from pieces as a tree of them until its characters are read, and
-  // randomUUID builds its text from about twenty pieces: reading one character now makes the id one
-  // flat string of 41 bytes instead of half a kilobyte of tree kept alive with every stored turn.
-  id.charCodeAt(0);
-  return id;
+  return uniqueId('turn');
 }
 
 /**

@@ -38,7 +38,7 @@ async function act(
       messages.push({ role: 'tool', tool_call_id: call.id, content: 'skipped: done was already called' });
       continue;
     }
-    const record = await executeGate(gates, call.gate, JSON.parse(call.arguments), { ...context, toolCallId: call.id }, verifiers);
+    const record = await executeGate(gates, call, { ...context, toolCallId: call.id }, verifiers);
     gateCalls.push(record);
     messages.push({ role: 'tool', tool_call_id: call.id, content: renderRecord(record) });
     if (call.gate === DONE && record.ok) done = { answer: record.result };
