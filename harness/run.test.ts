@@ -238,6 +238,22 @@ describe('running cases at once (jobs)', () => {
     expect(gauge.mostComputing).toBe(1);
   });
 
+  it('many cases at once under an interruptible run: no listener-leak warning for the listeners they share', async () => {
+    const waiting = MIXED.cases.find((c) => c.id === 'waits-on-crystal')!;
+    const many = { ...MIXED, cases: Array.from({ length: 12 }, (_, i) => ({ ...waiting, id: `waits-${i}` })) };
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const suite = await runSuite(many, new Gauge().factory(), { jobs: 12, signal: new AbortController().signal });
+      expect(suite.cases.every((c) => c.status === 'pass')).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('an interruption errors every running case and runs none after it', async () => {
     const controller = new AbortController();
     const gauge = new Gauge();

@@ -12,6 +12,7 @@
  * sequential run. Whatever order cases finish in, results are taken in plan order: the report,
  * `onCase` and the unanswered streak see the plan's order.
  */
+import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from './case-types.ts';
 import { checkExpectations, type ExpectationResult } from './check.ts';
@@ -141,6 +142,9 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
   const transport = options.crystalTransport ?? 'callback';
   const plan = planCases(file.cases, description, options.filter ?? [], transport);
   const jobs = Math.max(1, Math.floor(options.jobs ?? 1));
+  // Each running case listens on the run's signal twice (making its adapter, driving it) and stops
+  // listening when done: `jobs` cases at once are that many listeners, not a leak.
+  if (options.signal) setMaxListeners(Math.max(10, 2 * jobs + 2), options.signal);
   const cases: CaseResult[] = [];
   const streak = new UnansweredStreak(options.giveUpAfter ?? GIVE_UP_AFTER);
   let gaveUp: string | undefined;
