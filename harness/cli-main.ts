@@ -25,7 +25,7 @@ import { createAdapterExport, importAdapterModule } from './adapters/adapter-mod
 import { startCommandAdapter } from './adapters/jsonrpc-adapter.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './cli-checks.ts';
 import { loadExpectedFailures } from './expected-failures.ts';
-import { ALL_PROPERTY_IDS, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
+import { ALL_PROPERTY_IDS, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from './properties/run-properties.ts';
 import { CaseFileError, loadCaseFile } from './load.ts';
 import { assertReportValid, buildReport, exitCode } from './report.ts';
 import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from './report-markdown.ts';
@@ -276,12 +276,13 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   // After an interruption no new adapter is made: what is still to run fails at once.
   const guarded: AdapterFactory = () => (io.interrupt?.aborted ? Promise.reject(new Error(`interrupted (${String(io.interrupt.reason)})`)) : factory());
   let suite;
+  const jobs = options.jobs ?? (options.adapter === 'reference' ? REFERENCE_JOBS : 1);
   const casesStarted = performance.now();
   try {
     suite = await runSuite(file, guarded, {
       filter: options.filter,
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-      jobs: options.jobs ?? (options.adapter === 'reference' ? REFERENCE_JOBS : 1),
+      jobs,
       ...(expected && { expectedFailures: expected }),
       ...(io.interrupt && { signal: io.interrupt }),
       ...(options.crystalTransport && { crystalTransport: options.crystalTransport }),
@@ -310,6 +311,8 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       filter: options.filter,
       ...(options.timeoutMs !== undefined && { caseTimeoutMs: options.timeoutMs }),
       onProperty: (result, done, total) => showProgress(io, 'property', result.status, result.id, done, total, result.duration_ms),
+      // Where cases may overlap, two property families may too (one waits on a sandbox or the disk while the other computes).
+      concurrency: jobs > 1 ? PROPERTY_FAMILIES_AT_ONCE : 1,
     });
     io.progress?.('');
   }

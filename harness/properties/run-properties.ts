@@ -76,6 +76,9 @@ export interface PropertyResult {
   counterexample?: Counterexample;
 }
 
+/** Property families a run that allows overlap (`--jobs` above 1) runs at once: one per core here. */
+export const PROPERTY_FAMILIES_AT_ONCE = 2;
+
 export interface PropertyOptions {
   runs?: number;
   seed?: number;
@@ -83,8 +86,14 @@ export interface PropertyOptions {
   filter?: readonly string[];
   /** Time limit of one generated case. */
   caseTimeoutMs?: number;
-  /** Called after each property, for progress lines. */
+  /** Called after each property, for progress lines, in report order. */
   onProperty?: (result: PropertyResult, done: number, total: number) => void;
+  /**
+   * Property families run at once (default 1: one after another). Each scenario has an adapter instance
+   * of its own, so the implementation must tolerate several instances at once, as with the cases' `jobs`.
+   * Results and progress keep report order either way.
+   */
+  concurrency?: number;
 }
 
 /** A filter term selects a property by its id, one of its rules, or a rule family; no terms select all. */
@@ -190,15 +199,39 @@ export async function runProperties(factory: AdapterFactory, description: Descri
   const features = new Set<string>(description.features);
   const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => selectsProperty(p, options.filter ?? [])).length;
   const total = selected(PROPERTIES) + selected(TOOL_CALL_ID_PROPERTIES) + selected(COMPOSITION_PROPERTIES) + selected(CODE_PROPERTIES) + selected(VERIFIER_PROPERTIES) + selected(OVERLAY_ACCEPT_PROPERTIES) + selected(OVERLAY_REJECT_PROPERTIES);
+  const families: ((run: FamilyRun) => Promise<void>)[] = [
+    (run) => runFamily(conversation, run),
+    (run) => runFamily(toolCallIds, run),
+    (run) => runFamily(composition, run),
+    (run) => runFamily(code, run),
+    (run) => runFamily(verifierOrder, run),
+    (run) => runFamily(overlayAccepted, run),
+    (run) => runFamily(overlayRejected, run),
+  ];
+  // Each family fills its own list; a family's results are reported once every earlier family's are.
+  const lists: PropertyResult[][] = families.map(() => []);
+  const shown = families.map(() => 0);
+  const finished = families.map(() => false);
   const results: PropertyResult[] = [];
-  const context: FamilyRun = { factory, description, features, seed, runs, options, results, total };
-  await runFamily(conversation, context);
-  await runFamily(toolCallIds, context);
-  await runFamily(composition, context);
-  await runFamily(code, context);
-  await runFamily(verifierOrder, context);
-  await runFamily(overlayAccepted, context);
-  await runFamily(overlayRejected, context);
+  const reported = (): void => {
+    for (let at = 0; at < families.length; at++) {
+      for (const list = lists[at]!; shown[at]! < list.length; shown[at]!++) {
+        results.push(list[shown[at]!]!);
+        options.onProperty?.(list[shown[at]!]!, results.length, total);
+      }
+      if (!finished[at]) return;
+    }
+  };
+  let next = 0;
+  // Families overlap only where one waits (a sandbox thread, the file system) while another computes.
+  const lane = async (): Promise<void> => {
+    for (let at = next++; at < families.length; at = next++) {
+      await families[at]!({ factory, description, features, seed, runs, options, results: lists[at]!, total, reported });
+      finished[at] = true;
+      reported();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.floor(options.concurrency ?? 1)) }, lane));
   return results;
 }
 
@@ -210,8 +243,11 @@ interface FamilyRun {
   /** Runs the caller asked for; each family's default otherwise. */
   runs: number | undefined;
   options: PropertyOptions;
+  /** This family's results, in its order. */
   results: PropertyResult[];
   total: number;
+  /** Called after each result: passes on, in report order, whatever can be reported now. */
+  reported: () => void;
 }
 
 async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<void> {
@@ -227,7 +263,7 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
       ? base(property, 'skipped', run.seed, 0, 0, unsupported)
       : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs ?? family.defaultRuns ?? DEFAULT_PROPERTY_RUNS);
     run.results.push(result);
-    run.options.onProperty?.(result, run.results.length, run.total);
+    run.reported();
   }
 }
 
