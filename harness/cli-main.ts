@@ -186,7 +186,8 @@ run options (defaults in brackets):
   --cases <file>             the case file [the kit's tests.yaml]
   --timeout <ms>             per case [${DEFAULT_CASE_TIMEOUT_MS}]
   --jobs <n>                 most cases at once; only cases that script a wait run alongside others,
-                             each on its own adapter instance; 1: one after another [${REFERENCE_JOBS} for reference, else 1]
+                             each on its own adapter instance; above 1 two property families also
+                             overlap; 1: one after another [${REFERENCE_JOBS} for reference, else 1]
   --no-properties            skip the generated properties [run them]
   --property-runs <n>        scenarios per property [${DEFAULT_PROPERTY_RUNS}; code scenarios ${DEFAULT_CODE_PROPERTY_RUNS}]
   --seed <n>                 the properties' seed [random, printed]
