@@ -16,11 +16,11 @@ import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from './case-types.ts';
 import { checkExpectations, type ExpectationResult } from './check.ts';
-import { driveCase, type DriveResult } from './drive.ts';
+import { driveCase } from './drive.ts';
 import { checkInvariants, type InvariantResult } from './invariants.ts';
 import { planCases } from './plan.ts';
 import { scriptsAWait } from './scripted-waits.ts';
-import { PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
+import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
 import { GIVE_UP_AFTER, UnansweredStreak } from './adapters/unanswered.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skipped' | 'errored' | 'xfail';
@@ -226,7 +226,7 @@ export async function runCase(c: LoadedCase, factory: AdapterFactory, descriptio
   const started = performance.now();
   for (let attempt = 1; ; attempt++) {
     const scaled = attempt === 1 ? c : withTimesScaled(c, PREMISE_TIME_FACTOR ** (attempt - 1), defaultTimeoutMs);
-    const { result, premiseMissed } = await runOnce(scaled, factory, description, defaultTimeoutMs, signal, transport);
+    const { result, premiseMissed } = await runDrive(scaled, factory, description, defaultTimeoutMs, signal, transport);
     if (premiseMissed === undefined || attempt === PREMISE_ATTEMPTS || signal?.aborted) {
       const duration_ms = round(performance.now() - started);
       if (attempt === 1) return result;
@@ -237,21 +237,10 @@ export async function runCase(c: LoadedCase, factory: AdapterFactory, descriptio
   }
 }
 
-/** One run of a case, and what of its timing premise it missed, if it has one and missed it. */
-async function runOnce(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs: number, signal: AbortSignal | undefined, transport: CrystalTransport): Promise<{ result: CaseResult; premiseMissed?: string }> {
-  let premiseMissed: string | undefined;
-  const result = await runDrive(c, factory, description, defaultTimeoutMs, signal, transport, (drive) => {
-    // A run that already went off script (a query the crystals cannot answer, say) is judged as it is:
-    // the premise is about time, and that run was stopped by something else.
-    if (drive.faults.length > 0) return true;
-    const missed = checkExpectations(c.premise ?? [], drive).find((e) => !e.ok);
-    if (missed) premiseMissed = `${missed.path} ${missed.matcher} ${JSON.stringify(missed.expected)}, found ${missed.actual === undefined ? 'nothing' : JSON.stringify(missed.actual)}`;
-    return missed === undefined;
-  });
-  return premiseMissed === undefined ? { result } : { result, premiseMissed };
-}
-
-/** Drives one case on a fresh adapter and judges it; never throws. `premiseHolds` sees the drive before it is judged. */
+/**
+ * One run of a case on a fresh adapter, judged; never throws. A run that missed the case's timing
+ * premise is not judged: it comes back with what it missed.
+ */
 async function runDrive(
   c: LoadedCase,
   factory: AdapterFactory,
@@ -259,8 +248,7 @@ async function runDrive(
   defaultTimeoutMs: number,
   signal: AbortSignal | undefined,
   transport: CrystalTransport,
-  premiseHolds: (drive: DriveResult) => boolean,
-): Promise<CaseResult> {
+): Promise<{ result: CaseResult; premiseMissed?: string }> {
   const started = performance.now();
   const elapsed = (): number => round(performance.now() - started);
   let adapter: Adapter | undefined;
@@ -270,11 +258,12 @@ async function runDrive(
     adapter = await interruptible(Promise.resolve(factory()), signal);
     const drive = await interruptible(bounded(driveCase(c, adapter, description, transport, closers), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`), signal);
     const broken = drive.faults.find((f) => f.kind === 'error');
-    if (broken) return base(c, 'errored', elapsed(), broken.message);
+    if (broken) return { result: base(c, 'errored', elapsed(), broken.message) };
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
     const inexpressible = drive.faults.find((f) => f.kind === 'skip');
-    if (inexpressible) return base(c, 'skipped', elapsed(), inexpressible.message);
-    if (!premiseHolds(drive)) return base(c, 'errored', elapsed(), 'timing premise missed');
+    if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
+    const premiseMissed = missedPremise(c, drive);
+    if (premiseMissed !== undefined) return { result: base(c, 'errored', elapsed(), 'timing premise missed'), premiseMissed };
     const checked = checkExpectations(c.expect, drive);
     const failures = checked.filter((e) => !e.ok);
     const invariants = checkInvariants(c, drive);
@@ -282,14 +271,14 @@ async function runDrive(
     const failedRules = new Set<string>(failures.length > 0 || problems.length > 0 ? c.rules : []);
     for (const inv of invariants) if (inv.status === 'fail') inv.rules.forEach((r) => failedRules.add(r));
     const status: CaseStatus = failedRules.size > 0 ? 'fail' : 'pass';
-    return { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] };
+    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] } };
   } catch (error) {
-    if (error instanceof Interrupted) return base(c, 'errored', elapsed(), `${error.message} while this case ran`);
+    if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
       const awaited = (adapter as SaysWhatItAwaits | undefined)?.waitingFor?.();
-      return { ...base(c, 'errored', elapsed(), awaited ? `${error.message}; still waiting for ${awaited}` : error.message), timed_out: true };
+      return { result: { ...base(c, 'errored', elapsed(), awaited ? `${error.message}; still waiting for ${awaited}` : error.message), timed_out: true } };
     }
-    return base(c, 'errored', elapsed(), `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    return { result: base(c, 'errored', elapsed(), `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`) };
   } finally {
     // The port closes first: a provider still waiting on it fails at once, which unblocks a hung case.
     await Promise.all(closers.map((close) => close()));

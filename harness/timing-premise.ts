@@ -15,6 +15,8 @@
  * A run that went off script before the premise (a fault of the drive) is judged as it went.
  */
 import type { CaseCrystal, LoadedCase, ScriptStep } from './case-types.ts';
+import { checkExpectations } from './check.ts';
+import type { DriveResult } from './drive.ts';
 
 /** Runs of a case whose premise keeps failing, the first included: wards of 1×, 4× and 16× the scripted value. */
 export const PREMISE_ATTEMPTS = 3;
@@ -43,4 +45,16 @@ export function withTimesScaled(c: LoadedCase, factor: number, defaultTimeoutMs:
     setup: { ...c.setup, ...(circle && { circle }) },
     ...(c.crystals && { crystals: Object.fromEntries(Object.entries(c.crystals).map(([name, declared]) => [name, crystal(declared)])) }),
   };
+}
+
+/**
+ * What of its timing premise a run of the case missed, in words; undefined when it has none or met it.
+ * A run that already went off script (a query the crystals cannot answer, say) is judged as it went:
+ * the premise is about time, and that run was stopped by something else.
+ */
+export function missedPremise(c: LoadedCase, drive: DriveResult): string | undefined {
+  if (!c.premise || drive.faults.length > 0) return undefined;
+  const missed = checkExpectations(c.premise, drive).find((e) => !e.ok);
+  if (!missed) return undefined;
+  return `${missed.path} ${missed.matcher} ${JSON.stringify(missed.expected)}, found ${missed.actual === undefined ? 'nothing' : JSON.stringify(missed.actual)}`;
 }
