@@ -7,12 +7,12 @@
  *    and added to the case run, for the miniature and the reference (target: the whole run in a few seconds).
  */
 import { join } from 'node:path';
-import { adapterFactory, PACKAGE_ROOT } from '../harness/cli-main.ts';
-import { loadCaseFile } from '../harness/load.ts';
-import { runSuite, type AdapterFactory } from '../harness/run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../harness/cli/main.ts';
+import { loadCaseFile } from '../harness/case-file/load.ts';
+import { runSuite, type AdapterFactory } from '../harness/run/run.ts';
 import { Miniature } from '../fixtures/miniatures/miniature.ts';
 import { DEFAULT_PROPERTY_RUNS, runProperties } from '../harness/properties/run-properties.ts';
-import { describeAdapter } from '../harness/run.ts';
+import { describeAdapter } from '../harness/run/run.ts';
 
 const RUNS = 5;
 const median = (xs: number[]): number => {

@@ -18,11 +18,11 @@ if (mode === 'startup') {
   const { register } = await import('tsx/esm/api');
   register();
   const tsx = performance.now();
-  const cli = await import('../harness/cli-main.ts');
+  const cli = await import('../harness/cli/main.ts');
   const cliDone = performance.now();
   await cli.adapterFactory('reference', cli.PACKAGE_ROOT);
   const adapterDone = performance.now();
-  const { loadCaseFile } = await import('../harness/load.ts');
+  const { loadCaseFile } = await import('../harness/case-file/load.ts');
   loadCaseFile(new URL('../tests.yaml', import.meta.url).pathname);
   const casesDone = performance.now();
   report({ tsxMs: tsx, cliMs: cliDone - tsx, adapterMs: adapterDone - cliDone, casesMs: casesDone - adapterDone });

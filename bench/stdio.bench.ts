@@ -12,9 +12,9 @@
  * The harness-side figures come from wrapping `Connection`'s methods in this process only.
  */
 import { join } from 'node:path';
-import { adapterFactory, PACKAGE_ROOT } from '../harness/cli-main.ts';
-import { loadCaseFile } from '../harness/load.ts';
-import { runSuite, type AdapterFactory } from '../harness/run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../harness/cli/main.ts';
+import { loadCaseFile } from '../harness/case-file/load.ts';
+import { runSuite, type AdapterFactory } from '../harness/run/run.ts';
 import { commandAdapterFactory, JsonRpcAdapter } from '../harness/adapters/jsonrpc-adapter.ts';
 import { stopAllImplementations } from '../harness/adapters/child-process.ts';
 import { Connection } from '../schemas/protocol/connection.ts';

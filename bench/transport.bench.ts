@@ -12,11 +12,11 @@
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import type { CrystalTransport } from '../schemas/adapter.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../harness/cli-main.ts';
-import { loadCaseFile } from '../harness/load.ts';
-import { runSuite, type AdapterFactory } from '../harness/run.ts';
-import { planCases } from '../harness/plan.ts';
-import { describeAdapter } from '../harness/run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../harness/cli/main.ts';
+import { loadCaseFile } from '../harness/case-file/load.ts';
+import { runSuite, type AdapterFactory } from '../harness/run/run.ts';
+import { planCases } from '../harness/plan/plan.ts';
+import { describeAdapter } from '../harness/run/run.ts';
 
 const RUNS = Math.max(1, Number(process.argv[2] ?? 3) || 3);
 const WIRE: CrystalTransport[] = ['openai', 'openai-stream', 'anthropic', 'anthropic-stream', 'gemini', 'gemini-stream'];

@@ -4,11 +4,11 @@
 // `npm run build`) and runs it as plain JavaScript.
 import { existsSync } from 'node:fs';
 
-const source = new URL('../harness/cli.ts', import.meta.url);
+const source = new URL('../harness/cli/cli.ts', import.meta.url);
 if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
   register();
   await import(source.href);
 } else {
-  await import(new URL('../dist/harness/cli.js', import.meta.url).href);
+  await import(new URL('../dist/harness/cli/cli.js', import.meta.url).href);
 }

@@ -3,7 +3,7 @@
 // library with tsconfig.build.json into dist/ and copies beside the output the files the code reads
 // at run time through `new URL('./...', import.meta.url)`, so dist/ mirrors the source layout and
 // those paths resolve from either. Package-level files (package.json, tests.yaml) are found from the
-// package root instead (harness/package-root.ts).
+// package root instead (harness/case-file/package-root.ts).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,6 +1,6 @@
 /**
  * Finding `createAdapter` in a loaded `--adapter` module, whatever shape its module kind gives the
- * namespace (the packed kit's own test, harness/package.test.ts, loads real .ts and .cts files).
+ * namespace (the packed kit's own test, harness/cli/package.test.ts, loads real .ts and .cts files).
  */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { MAX_LINE_CHARS, readLines } from '../../schemas/protocol/lines.ts';
-import { PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseFile } from '../load.ts';
-import { runSuite } from '../run.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite } from '../run/run.ts';
 import { commandAdapterFactory } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
 

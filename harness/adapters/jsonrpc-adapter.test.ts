@@ -6,9 +6,9 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
-import { adapterFactory, main, PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseFile } from '../load.ts';
-import { runSuite, type CaseResult, type SuiteResult } from '../run.ts';
+import { adapterFactory, main, PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite, type CaseResult, type SuiteResult } from '../run/run.ts';
 import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseFile } from '../load.ts';
-import { runSuite } from '../run.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite } from '../run/run.ts';
 import { stopAllImplementations } from './child-process.ts';
 import { commandAdapterFactory } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';

@@ -6,9 +6,9 @@
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseFile } from '../load.ts';
-import { runSuite } from '../run.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite } from '../run/run.ts';
 import { commandAdapterFactory } from './jsonrpc-adapter.ts';
 
 const SKELETON = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'python', 'cantrip_adapter_skeleton.py');

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseFile } from '../load.ts';
-import { runSuite, type SuiteResult } from '../run.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite, type SuiteResult } from '../run/run.ts';
 import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
 import { GIVE_UP_AFTER, unanswered, UnansweredStreak } from './unanswered.ts';

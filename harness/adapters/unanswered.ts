@@ -3,12 +3,12 @@
  * limit, or when the implementation let a request (the handshake included) go unanswered past its
  * silence bound. Once several cases in a row errored unanswered for the same cause, the adapter is
  * clearly broken and waiting the full bound for every remaining case would only make the run take
- * minutes: the run stops waiting and reports the rest errored with that cause (harness/run.ts).
+ * minutes: the run stops waiting and reports the rest errored with that cause (harness/run/run.ts).
  *
  * Only unanswered errors count: an implementation that answers with an error, crashes or breaks the
  * protocol is answering, quickly, and each of its cases keeps its own verdict.
  */
-import { normaliseText } from '../root-causes.ts';
+import { normaliseText } from '../report/root-causes.ts';
 
 /** Cases in a row left unanswered for the same cause before the run stops waiting on the adapter. */
 export const GIVE_UP_AFTER = 3;

@@ -4,8 +4,8 @@
  * client sent, read back into the crystal contract.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MockCrystals } from '../mock-crystal.ts';
-import { OutcomeWatch } from '../outcome-watch.ts';
+import { MockCrystals } from '../drive/mock-crystal.ts';
+import { OutcomeWatch } from '../drive/outcome-watch.ts';
 import { startCrystalServer } from './server.ts';
 import type { CrystalServer, WireFormat } from './types.ts';
 import { foldAnthropic, foldOpenAI, post, readSse } from './test-client.ts';

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter, Host } from '../../schemas/adapter.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
-import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
+import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 import { runProperties } from './run-properties.ts';

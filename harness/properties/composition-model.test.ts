@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { loadCaseText } from '../load.ts';
+import { loadCaseText } from '../case-file/load.ts';
 import { buildCompositionCase } from './composition-case.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { planComposition } from './composition-model.ts';

@@ -5,15 +5,15 @@
  * neither; a scenario that uses one it lacks could not even be scripted (the harness skips such a
  * case). The probe runs one small case whose parent calls done at once, reads the tool definitions the
  * implementation presented with that request, and asks the harness's own translation of built-in
- * calls (`harness/builtin-arguments.ts`) whether each option has a place there. When nothing can be
+ * calls (`harness/drive/builtin-arguments.ts`) whether each option has a place there. When nothing can be
  * learned (no tool definitions, the probe failed), every option is drawn and cases that cannot be
  * expressed are discarded one by one.
  */
 import type { Description } from '../../schemas/adapter.ts';
-import type { LoadedCase } from '../case-types.ts';
-import { translateBuiltinCall } from '../builtin-arguments.ts';
-import { driveCase } from '../drive.ts';
-import type { AdapterFactory } from '../run.ts';
+import type { LoadedCase } from '../case-file/types.ts';
+import { translateBuiltinCall } from '../drive/builtin-arguments.ts';
+import { driveCase } from '../drive/drive.ts';
+import type { AdapterFactory } from '../run/run.ts';
 import { GENERATED_FILE } from './build-case.ts';
 import { buildCompositionCase } from './composition-case.ts';
 import { planComposition } from './composition-model.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
-import { describeAdapter } from '../run.ts';
+import { describeAdapter } from '../run/run.ts';
 import { ALL_PROPERTY_IDS, runProperties, type PropertyResult } from './run-properties.ts';
 
 describe('property families at once (PropertyOptions.concurrency)', () => {

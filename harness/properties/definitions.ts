@@ -29,7 +29,7 @@
  * An empty `checks` means the scenario says nothing about the rules; that run is discarded.
  */
 import type { Feature } from '../../schemas/adapter.ts';
-import type { Expectation, Level } from '../case-types.ts';
+import type { Expectation, Level } from '../case-file/types.ts';
 import { CRYSTAL } from './build-case.ts';
 import { portableAnswer, type Plan, type PlannedRun } from './model.ts';
 import { BUILT, none, tagged, x, type PropertyExpectations } from './property-helpers.ts';
@@ -45,7 +45,7 @@ export interface PropertyDefinition<P = Plan> {
   title: string;
   /** Features the implementation must declare, else the property is skipped. */
   requires: Feature[];
-  /** Ambient invariants (ids from harness/invariants.ts) whose failure also fails this property. */
+  /** Ambient invariants (ids from harness/judge/invariants.ts) whose failure also fails this property. */
   invariants: readonly string[];
   expectations(plan: P): PropertyExpectations;
 }

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
-import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
+import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { PROPERTIES } from './definitions.ts';

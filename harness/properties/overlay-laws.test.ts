@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { withOverlayEventDefect } from '../../fixtures/lineage/overlay-event-defects.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
-import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
+import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { runProperties } from './run-properties.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 

@@ -1,8 +1,8 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter, Description } from '../../schemas/adapter.ts';
 import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
-import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
+import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 import { ALL_PROPERTY_IDS, runProperties, type PropertyResult } from './run-properties.ts';
 

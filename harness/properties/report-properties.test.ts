@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '../../schemas/loader.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
-import { main, PACKAGE_ROOT } from '../cli-main.ts';
-import { loadCaseFile } from '../load.ts';
-import { describeAdapter, runSuite, type AdapterFactory, type SuiteResult } from '../run.ts';
-import { buildReport, exitCode } from '../report.ts';
-import { renderMarkdown, summaryLines } from '../report-markdown.ts';
+import { main, PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { describeAdapter, runSuite, type AdapterFactory, type SuiteResult } from '../run/run.ts';
+import { buildReport, exitCode } from '../report/report.ts';
+import { renderMarkdown, summaryLines } from '../report/markdown.ts';
 import { runProperties, type PropertyResult } from './run-properties.ts';
 
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');

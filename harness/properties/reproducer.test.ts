@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { loadCaseText } from '../load.ts';
+import { loadCaseText } from '../case-file/load.ts';
 import { buildCase } from './build-case.ts';
 import { PROPERTIES } from './definitions.ts';
 import { plan } from './model.ts';

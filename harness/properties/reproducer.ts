@@ -1,10 +1,10 @@
 /**
  * Prints a generated case as tests.yaml text: one list item ready to paste under `cases:`, in the
  * file's style (small maps and lists inline, one expectation per line). The text loads with
- * `harness/load.ts` as it is.
+ * `harness/case-file/load.ts` as it is.
  */
 import { Document, isPair, isScalar, visit } from 'yaml';
-import type { Case, LoadedCase } from '../case-types.ts';
+import type { Case, LoadedCase } from '../case-file/types.ts';
 
 /** Collections whose JSON is at most this long are written inline. */
 const INLINE_CHARS = 100;

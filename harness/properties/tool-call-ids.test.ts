@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
-import { loadCaseText } from '../load.ts';
-import { runCase } from '../run.ts';
+import { loadCaseText } from '../case-file/load.ts';
+import { runCase } from '../run/run.ts';
 import { runProperties } from './run-properties.ts';
 
 const only = { filter: ['tool-call-ids-unique-anywhere'], seed: 11, runs: 60 };

@@ -1,8 +1,8 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { withWardDefect } from '../../fixtures/lineage/ward-defects.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../cli-main.ts';
-import { describeAdapter, type AdapterFactory } from '../run.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
+import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { runProperties } from './run-properties.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 

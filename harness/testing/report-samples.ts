@@ -8,13 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import type { Adapter } from '../../schemas/adapter.ts';
-import type { LoadedCase } from '../case-types.ts';
-import { loadCaseFile } from '../load.ts';
-import { selects } from '../plan.ts';
+import type { LoadedCase } from '../case-file/types.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { selects } from '../plan/plan.ts';
 import { PROPERTIES } from '../properties/definitions.ts';
 import { runProperties, type PropertyResult } from '../properties/run-properties.ts';
-import { assertReportValid, buildReport, type Report } from '../report.ts';
-import { runSuite, type CaseResult, type SuiteResult } from '../run.ts';
+import { assertReportValid, buildReport, type Report } from '../report/report.ts';
+import { runSuite, type CaseResult, type SuiteResult } from '../run/run.ts';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

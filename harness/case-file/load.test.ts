@@ -1,0 +1,103 @@
+import { describe, it, expect } from 'vitest';
+import { join } from 'node:path';
+import { CaseFileError, loadCaseFile, loadCaseText } from './load.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+
+const HEAD = 'format_version: 1\nspec_version: 0.1.0-draft\ncases:\n';
+const CASE = `  - id: one
+    rules: [LOOP-3]
+    level: MUST
+    description: d
+    setup:
+      crystal: parent
+      call: {}
+      circle: { medium: conversation, gates: [done], wards: { max_turns: 2 } }
+    crystals:
+      parent: { script: [{ content: hi }] }
+    act:
+      - cast: { intent: go, as: first }
+    expect:
+      - { path: outcomes.first.status, equals: terminated }
+`;
+
+function problemsOf(text: string): CaseFileError['problems'] {
+  try {
+    loadCaseText(text, 'cases.yaml');
+  } catch (error) {
+    if (error instanceof CaseFileError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the file to be refused');
+}
+
+describe('loading tests.yaml', () => {
+  it('the shipped tests.yaml loads and every case has an expectation', () => {
+    const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+    expect(file.cases.length).toBeGreaterThanOrEqual(25);
+    expect(file.cases.every((c) => c.expect.length > 0)).toBe(true);
+    expect(new Set(file.cases.map((c) => c.id)).size).toBe(file.cases.length);
+  });
+
+  it('a well-formed file loads with the position of each case', () => {
+    const file = loadCaseText(HEAD + CASE, 'cases.yaml');
+    expect(file.cases[0]?.position).toEqual({ file: 'cases.yaml', line: 4, column: 5 });
+  });
+
+  it('a misspelled key is reported with file, line and column', () => {
+    const problems = problemsOf(HEAD + CASE.replace('    description: d', '    descripton: d'));
+    expect(problems).toContainEqual(expect.objectContaining({ file: 'cases.yaml', line: 7, column: 5, pointer: '/cases/0/descripton' }));
+  });
+
+  it('a misspelled matcher inside a flow mapping points at the key', () => {
+    const problems = problemsOf(HEAD + CASE.replace('equals: terminated', 'equal: terminated'));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ line: 17, column: 40, pointer: '/cases/0/expect/0/equal' });
+  });
+
+  it('a value of the wrong type is reported at its line', () => {
+    const problems = problemsOf(HEAD + CASE.replace('rules: [LOOP-3]', 'rules: LOOP-3'));
+    expect(problems).toContainEqual(expect.objectContaining({ line: 5, column: 12, pointer: '/cases/0/rules' }));
+  });
+
+  it('a YAML syntax error is reported with line and column', () => {
+    const problems = problemsOf(HEAD + CASE.replace('rules: [LOOP-3]', 'rules: [LOOP-3'));
+    expect(problems[0]?.pointer).toBe('');
+    expect(problems[0]?.line).toBeGreaterThanOrEqual(5);
+    expect(problems[0]?.column).toBeGreaterThan(0);
+  });
+
+  it('an empty expect list is refused (every case must be able to fail)', () => {
+    const problems = problemsOf(HEAD + CASE.replace(/    expect:\n.*\n$/, '    expect: []\n'));
+    expect(problems).toContainEqual(expect.objectContaining({ pointer: '/cases/0/expect' }));
+  });
+
+  it('matches_code is no longer a matcher: the spec names no error codes to assert', () => {
+    const problems = problemsOf(HEAD + CASE.replace('equals: terminated', 'matches_code: missing_intent'));
+    expect(problems.length).toBeGreaterThan(0);
+  });
+
+  it('duplicate case ids are refused at the second one', () => {
+    const problems = problemsOf(HEAD + CASE + CASE);
+    expect(problems).toEqual([expect.objectContaining({ pointer: '/cases/1/id', line: 18, column: 9 })]);
+  });
+
+  it('an undeclared crystal, a bad path and an undefined name are each reported', () => {
+    const text = HEAD + CASE.replace('crystal: parent\n', 'crystal: nobody\n').replace('path: outcomes.first.status', 'path: outcome.first').replace('as: first', 'as: first }\n      - send: { entity: ghost');
+    const pointers = problemsOf(text).map((p) => p.pointer);
+    expect(pointers).toEqual(expect.arrayContaining(['/cases/0/setup/crystal', '/cases/0/expect/0/path', '/cases/0/act/1/send/entity']));
+  });
+
+  it('a fork onto a crystal the case does not declare is reported at that key, with line and column', () => {
+    const text = HEAD + CASE.replace('as: first }', 'as: first }\n      - fork: { from: { of: first, nth: 1 }, crystal: nobody, as: branch }');
+    expect(problemsOf(text)).toEqual([expect.objectContaining({ pointer: '/cases/0/act/1/fork/crystal', line: 16, column: 55 })]);
+  });
+
+  it('a format_version other than 1 is refused', () => {
+    const problems = problemsOf(HEAD.replace('format_version: 1', 'format_version: 2') + CASE);
+    expect(problems[0]?.pointer).toBe('/format_version');
+  });
+
+  it('a missing file is a CaseFileError naming the file', () => {
+    expect(() => loadCaseFile('/nonexistent/tests.yaml')).toThrow(CaseFileError);
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * Loads a case file: YAML (with positions) -> schema check -> cross-reference checks. Every problem
+ * is reported as `file:line:column: what`, and the whole file is refused; nothing is dropped or
+ * rewritten to make it load.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { validate, type SchemaProblem } from '../../schemas/loader.ts';
+import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './types.ts';
+import { isRuleId } from '../../spec/catalog.ts';
+import { parsePath, PathError } from '../judge/paths.ts';
+import { positionOf } from './positions.ts';
+import { checkLineageWards } from './ward-checks.ts';
+import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
+import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
+
+export interface LoadProblem {
+  file: string;
+  line: number;
+  column: number;
+  /** JSON pointer of the offending value ('' when the YAML itself does not parse). */
+  pointer: string;
+  message: string;
+}
+
+/** A case file that does not load; `problems` is never empty. */
+export class CaseFileError extends Error {
+  override readonly name = 'CaseFileError';
+  constructor(readonly problems: LoadProblem[]) {
+    super(problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`).join('\n'));
+  }
+}
+
+/**
+ * Largest case file loaded, in bytes: 20 times tests.yaml, and loaded in a few seconds. Loading costs
+ * about 0.7 s and 100 MB of memory per MB of YAML, growing faster than the size, so a larger file is
+ * refused at once rather than taking minutes and gigabytes (docs/INTERPRETING.md).
+ */
+export const MAX_CASE_FILE_BYTES = 4 * 1024 * 1024;
+
+/** The file-level problem of a case file over {@link MAX_CASE_FILE_BYTES}, if it is. */
+function sizeProblem(bytes: number, file: string): LoadProblem | undefined {
+  if (bytes <= MAX_CASE_FILE_BYTES) return undefined;
+  const mib = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  return { file, line: 0, column: 0, pointer: '', message: `the file is ${mib(bytes)}; case files are limited to ${mib(MAX_CASE_FILE_BYTES)} (split it into several files)` };
+}
+
+/** Reads and loads a case file from disk; `label` (default: the path) names it in messages and reports. */
+export function loadCaseFile(file: string, label = file): CaseFile {
+  let text: string;
+  try {
+    const tooBig = sizeProblem(statSync(file).size, label);
+    if (tooBig) throw new CaseFileError([tooBig]);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof CaseFileError) throw error;
+    throw new CaseFileError([{ file: label, line: 0, column: 0, pointer: '', message: `cannot read: ${(error as Error).message}` }]);
+  }
+  // The same text loaded before skips parsing and the schema check (harness/case-file/memo.ts).
+  const memo = recallLoad(file, text);
+  const recalled = memo && fromMemo(memo, label);
+  if (recalled) return recalled;
+  const loaded = loadFully(text, label);
+  rememberLoad(file, text, { value: loaded.value, places: loaded.caseFile.cases.map(({ position: { line, column } }) => ({ line, column })) });
+  return loaded.caseFile;
+}
+
+/**
+ * A case file from a memo of its parsed, schema-checked value: the cross-reference checks run again.
+ * Undefined when they find a problem (the full load then says where) or the memo does not fit.
+ */
+function fromMemo(memo: LoadMemo, file: string): CaseFile | undefined {
+  const data = memo.value as { format_version: 1; spec_version: string; cases: Case[] };
+  if (!Array.isArray(data.cases) || memo.places.length !== data.cases.length || crossCheck(data.cases).length > 0) return undefined;
+  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, line: memo.places[i]!.line, column: memo.places[i]!.column } }));
+  return { file, format_version: 1, spec_version: data.spec_version, cases };
+}
+
+/** Loads case-file text; `file` is used only in messages. */
+export function loadCaseText(text: string, file = 'tests.yaml'): CaseFile {
+  return loadFully(text, file).caseFile;
+}
+
+/** Parses, schema-checks and cross-checks case-file text; also gives the plain value that passed the schema. */
+function loadFully(text: string, file: string): { caseFile: CaseFile; value: unknown } {
+  const tooBig = sizeProblem(Buffer.byteLength(text, 'utf8'), file);
+  if (tooBig) throw new CaseFileError([tooBig]);
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new CaseFileError(
+      doc.errors.map((e) => {
+        const at = e.linePos?.[0] ?? counter.linePos(e.pos[0]);
+        return { file, line: at.line, column: at.col, pointer: '', message: `YAML: ${firstLine(e.message)}` };
+      }),
+    );
+  }
+  const value: unknown = doc.toJS();
+  const where = (pointer: string, message: string, atKey = false): LoadProblem => ({ file, ...positionOf(doc, counter, pointer, atKey), pointer, message });
+  const checked = validate('test-case', value);
+  if (!checked.ok) throw new CaseFileError(mostUseful(checked.problems).map((p) => where(p.pointer, describe(p), KEY_PROBLEMS.has(p.keyword))));
+  const data = value as { format_version: 1; spec_version: string; cases: Case[] };
+  const problems = crossCheck(data.cases).map(([pointer, message]) => where(pointer, message));
+  if (problems.length > 0) throw new CaseFileError(problems);
+  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, ...positionOf(doc, counter, `/cases/${i}/id`, true) } }));
+  return { caseFile: { file, format_version: 1, spec_version: data.spec_version, cases }, value };
+}
+
+const KEY_PROBLEMS = new Set(['additionalProperties', 'false schema']);
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message;
+}
+
+function describe(p: SchemaProblem): string {
+  const key = p.pointer.split('/').pop() ?? '';
+  if (p.keyword === 'additionalProperties' || p.keyword === 'false schema') return `unknown or misplaced key '${key}'`;
+  if (p.keyword === 'required') return `missing key '${key}'`;
+  return `${p.pointer || '/'} ${p.message}`;
+}
+
+// ajv reports every failed branch of anyOf/oneOf/if; the deepest concrete problems are the useful ones.
+const GENERIC = new Set(['anyOf', 'oneOf', 'if', 'not', 'enum']);
+function mostUseful(problems: SchemaProblem[]): SchemaProblem[] {
+  const concrete = problems.filter((p) => !GENERIC.has(p.keyword));
+  const kept = problems.filter((p) => {
+    if (!GENERIC.has(p.keyword)) return true;
+    return !concrete.some((c) => c.pointer === p.pointer || c.pointer.startsWith(`${p.pointer}/`));
+  });
+  // A misspelled key makes every anyOf branch complain; keep only one message per pointer.
+  const seen = new Set<string>();
+  return kept.filter((p) => {
+    const key = `${p.pointer}|${p.keyword}|${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+type Problem = [pointer: string, message: string];
+
+/** Checks the schema cannot express: unique ids, names defined before use, crystals declared, paths. */
+function crossCheck(cases: Case[]): Problem[] {
+  const problems: Problem[] = [];
+  const ids = new Map<string, number>();
+  cases.forEach((c, i) => {
+    const at = `/cases/${i}`;
+    const earlier = ids.get(c.id);
+    if (earlier !== undefined) problems.push([`${at}/id`, `duplicate case id '${c.id}' (first used by case ${earlier})`]);
+    else ids.set(c.id, i);
+    c.rules.forEach((r, j) => {
+      if (!isRuleId(r)) problems.push([`${at}/rules/${j}`, `'${r}' is not a rule of the catalog (spec/rules.yaml)`]);
+    });
+    const crystals = c.crystals ?? {};
+    if (c.setup.crystal !== undefined && !Object.hasOwn(crystals, c.setup.crystal)) {
+      problems.push([`${at}/setup/crystal`, `crystal '${c.setup.crystal}' is not declared under crystals`]);
+    }
+    (c.setup.circle?.gates ?? []).forEach((g, j) => {
+      if (typeof g === 'object' && g.crystal !== undefined && !Object.hasOwn(crystals, g.crystal)) {
+        problems.push([`${at}/setup/circle/gates/${j}/crystal`, `crystal '${g.crystal}' is not declared under crystals`]);
+      }
+    });
+    problems.push(...checkActions(c.act, `${at}/act`));
+    problems.push(...checkLineageWards(c, at));
+    problems.push(...checkOverlaysAndEvents(c, at));
+    c.act.forEach((action, j) => {
+      const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
+      if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);
+    });
+    // Running again with scaled times only helps a case that scripts a time to scale.
+    if (c.premise && !scriptsTime(c)) problems.push([`${at}/premise`, 'a premise needs a scripted time to scale on a rerun: a ward timeout_ms or a crystal step delay_ms']);
+    for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
+      expectations.forEach((e, j) => {
+        const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
+        for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
+          if (path === undefined || typeof path !== 'string') continue;
+          try {
+            parsePath(path);
+          } catch (error) {
+            if (error instanceof PathError) problems.push([`${at}/${list}/${j}/${key}`, error.message]);
+            else throw error;
+          }
+        }
+      });
+    }
+  });
+  return problems;
+}
+
+const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen', 'overlay'] as const;
+
+function checkActions(act: Action[], at: string): Problem[] {
+  const problems: Problem[] = [];
+  const names = new Set<string>(['main']);
+  const counters = new Map<string, number>();
+  act.forEach((action, i) => {
+    const verb = VERBS.find((v) => Object.hasOwn(action, v))!;
+    const body = (action as Record<string, Record<string, unknown>>)[verb]!;
+    const here = `${at}/${i}/${verb}`;
+    const refs: [string, unknown][] = [];
+    if (typeof body.cantrip === 'string') refs.push(['cantrip', body.cantrip]);
+    if (typeof body.entity === 'string') refs.push(['entity', body.entity]);
+    for (const key of ['from', 'turn', 'leaf']) {
+      const ref = body[key] as TurnRef | undefined;
+      if (ref && 'of' in ref) refs.push([`${key}/of`, ref.of]);
+    }
+    for (const [key, name] of refs) {
+      if (!names.has(name as string)) problems.push([`${here}/${key}`, `'${String(name)}' is not the name of an earlier action`]);
+    }
+    const n = (counters.get(verb) ?? 0) + 1;
+    counters.set(verb, n);
+    const as = typeof body.as === 'string' ? body.as : `${verb}${n}`;
+    if (names.has(as)) problems.push([`${here}/as`, `the name '${as}' is already used in this case`]);
+    names.add(as);
+  });
+  return problems;
+}
+
+/** Whether the case scripts a real time: a timeout ward or a held crystal reply. */
+function scriptsTime(c: Case): boolean {
+  const steps = Object.values(c.crystals ?? {}).flatMap((crystal) => [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()]);
+  return c.setup.circle?.wards?.timeout_ms !== undefined || steps.some((step) => step.delay_ms !== undefined);
+}

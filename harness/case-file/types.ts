@@ -1,0 +1,211 @@
+/**
+ * TypeScript shapes of a parsed `tests.yaml` (format_version 1). They mirror
+ * `schemas/test-case.schema.json`; docs/INTERPRETING.md says what each key means.
+ */
+import type { ChildLimitsSetup, CrystalTransport, Feature, VerifierSetup, WardSetup } from '../../schemas/adapter.ts';
+import type { Hyperparameters } from '../../schemas/records.ts';
+import type { ProviderStep } from '../crystal-server/index.ts';
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter' | 'fixed';
+
+export interface CaseCall {
+  system_prompt?: string;
+  hyperparameters?: Hyperparameters;
+}
+
+export interface CaseGateObject {
+  name: string;
+  crystal?: string;
+  call?: CaseCall;
+  root?: string;
+  /** File gates only (feature overlay-file-gates): work through the calling entity's copy-on-write overlay over `root`. */
+  overlay?: boolean;
+  behaves_as?: TestGateKind;
+  error_name?: string;
+  /** fail only: the message it fails with. */
+  error_message?: string;
+  /** fixed only: what it returns. */
+  result?: unknown;
+  /** Test gates: the argument schema presented to the crystal instead of the kind's own. */
+  parameters?: Record<string, unknown>;
+  ephemeral?: boolean;
+}
+export type CaseGate = string | CaseGateObject;
+
+export interface CaseSetup {
+  crystal?: string;
+  call?: CaseCall;
+  circle?: {
+    medium: 'conversation' | 'code';
+    gates: CaseGate[];
+    wards?: WardSetup;
+    /** Feature `verifier-wards`: passed on unchanged. */
+    verifiers?: VerifierSetup[];
+    /** Feature `child-circle-wards`: passed on unchanged. */
+    child_limits?: ChildLimitsSetup;
+  };
+  require_done?: boolean;
+  /** CRYSTAL-5: the tool choice the cantrip's queries carry. */
+  tool_choice?: 'auto' | 'required' | 'none';
+  folding?: { threshold?: number; keep_recent_turns?: number };
+  expose_loom?: boolean;
+  /** Files written to a fresh directory for this case; file gates' roots are relative to it. */
+  files?: Record<string, string>;
+  /** Symlinks (path -> relative target) created in that directory. */
+  links?: Record<string, string>;
+  /** Feature bounded-events: the bound on unacknowledged events the cantrip is built with. */
+  event_buffer?: number;
+  /** Feature bounded-events: how the harness consumes streamed events (default: acknowledges each at once). */
+  consumer?: EventConsumerScript;
+}
+
+/**
+ * The harness as a consumer of streamed events: `stall` acknowledges nothing while the actions run;
+ * `delay_ms` acknowledges one event at a time, each that long after the previous acknowledgement or its
+ * arrival, whichever is later (a reader slower than the entity). Either way everything still held is
+ * acknowledged when the actions are over.
+ */
+export type EventConsumerScript = { stall: true } | { delay_ms: number };
+
+export interface ScriptToolCall {
+  gate: string;
+  args?: unknown;
+  arguments_raw?: string;
+  id?: string;
+}
+
+export interface ScriptStep {
+  content?: string | null;
+  /** `null` only in a raw step: the reply carries `tool_calls: null`. */
+  tool_calls?: ScriptToolCall[] | null;
+  code?: Record<string, string>;
+  usage?: { prompt: number; completion: number; cached: number };
+  thinking?: string;
+  metadata?: Record<string, unknown>;
+  error?: { status?: number; code?: string; message?: string };
+  delay_ms?: number;
+  /** How the reply travels over a wire transport (HTTP status, headers, malformed body, stream splits): harness/crystal-server. */
+  provider?: ProviderStep;
+  /** Hold the reply until this many queries to the crystal are in flight at once (bounded). */
+  await_concurrent?: number;
+  raw?: boolean;
+}
+
+export interface CaseCrystal {
+  context_window?: number;
+  /** False: this crystal cannot force tool use, so `tool_choice: required` must be simulated (CRYSTAL-5). */
+  forces_tool_use?: boolean;
+  script?: ScriptStep[];
+  by_intent?: Record<string, ScriptStep[]>;
+}
+
+export type TurnRef =
+  | { turn_id: string }
+  /** The nth (from 1) crystal turn the action added for its entity. */
+  | { of: string; nth: number }
+  | { of: string; last: true }
+  | { of: string; first: true };
+
+export type Action =
+  /** One more cantrip from the same setup, optionally on another of the case's crystals (the swap of spec 2.2). */
+  | { construct: { as: string; crystal?: string } }
+  | { cast: { intent?: string | null; cantrip?: string; as?: string } }
+  | { invoke: { cantrip?: string; entity_id?: string; as?: string } }
+  | { send: { entity: string; intent?: string | null; as?: string } }
+  /** `crystal`: continue the fork on another declared crystal (LOOM-4 with the swap of spec 2.2). */
+  | { fork: { from: TurnRef; intent?: string; crystal?: string; as?: string } }
+  | { annotate_reward: { turn: TurnRef; reward: number | null; as?: string } }
+  | {
+      mutate: {
+        target: 'call' | 'turn' | 'delete';
+        cantrip?: string;
+        system_prompt?: string;
+        turn?: TurnRef;
+        field?: string;
+        value?: unknown;
+        as?: string;
+      };
+    }
+  | { thread: { leaf: TurnRef; as?: string } }
+  | { snapshot_loom: { as: string } }
+  /** With `persistence`: the implementation drops its memory and reads its loom back (a restart). */
+  | { reopen: { as?: string } }
+  /** With `overlay-file-gates`: the host accepts (merges into the root) or rejects (discards) an entity's overlay. */
+  | { overlay: { entity: string; decision: 'accept' | 'reject'; as?: string } };
+
+export type Verb = keyof UnionToIntersection<Action>;
+type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
+
+/** One matcher; exactly one key is set. */
+export interface Matcher {
+  equals?: unknown;
+  not_equals?: unknown;
+  like?: unknown;
+  contains?: unknown;
+  not_contains?: unknown;
+  length?: number | { at_least?: number; at_most?: number; less_than?: number; greater_than?: number };
+  one_of?: unknown[];
+  greater_than?: number;
+  less_than?: number;
+  at_least?: number;
+  at_most?: number;
+  absent?: true;
+  present?: true;
+  type?: 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
+  same_as?: string;
+  /** A string containing the text at that path (or an array holding such a string). */
+  contains_text_at?: string;
+  every?: Matcher;
+  some?: Matcher;
+  none?: Matcher;
+  unique?: true;
+  increasing?: true;
+  schema?: string;
+  /** At least one alternative holds; an alternative may name its own path. */
+  any_of?: (Matcher & { path?: string })[];
+}
+
+export interface Expectation extends Matcher {
+  path: string;
+}
+
+/** Where a case sits in its file, for messages. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface Case {
+  id: string;
+  rules: string[];
+  level: Level;
+  requires?: Feature[];
+  /** The crystal transports the case applies to (default: all); others skip it. */
+  transports?: CrystalTransport[];
+  description: string;
+  timeout_ms?: number;
+  setup: CaseSetup;
+  crystals?: Record<string, CaseCrystal>;
+  act: Action[];
+  expect: Expectation[];
+  /**
+   * What the case's real waits must have brought about for its expectations to judge anything (a held
+   * query that was asked before the ward fired). Missed: the case runs again with its times scaled up
+   * (harness/run/timing-premise.ts).
+   */
+  premise?: Expectation[];
+}
+
+/** A case with its place in the file. */
+export interface LoadedCase extends Case {
+  position: SourcePosition;
+}
+
+export interface CaseFile {
+  file: string;
+  format_version: 1;
+  spec_version: string;
+  cases: LoadedCase[];
+}

@@ -1,0 +1,248 @@
+/**
+ * The scripted mock crystals of one case. The implementation under test queries them through
+ * `host.queryCrystal`; every request is recorded as sent, and every reply is what the case scripted.
+ * Rules touched: CRYSTAL-2 (declared context window), CRYSTAL-3/4 (raw steps script invalid responses).
+ */
+import type { CrystalReply, Description } from '../../schemas/adapter.ts';
+import type { CrystalRequest, CrystalResponse, ToolCall } from '../../schemas/records.ts';
+import { validate, formatProblems } from '../../schemas/loader.ts';
+import { hasSchema } from '../schemas-available.ts';
+import type { CaseCrystal, ScriptStep } from '../case-file/types.ts';
+import { jsonCopy } from '../values/equality.ts';
+import { translateBuiltinCall, translateCode } from './builtin-arguments.ts';
+import type { OutcomeWatch } from './outcome-watch.ts';
+import type { ProviderStep, ServedReply } from '../crystal-server/index.ts';
+
+export const DEFAULT_USAGE = { prompt: 10, completion: 5, cached: 0 } as const;
+/** Upper bound on a scripted delay, so no case can hang on one (the case schema has the same bound). */
+export const MAX_STEP_DELAY_MS = 20_000;
+/**
+ * How long a step that awaits concurrent queries waits for them: long enough for a busy machine to start
+ * sibling queries that really run at once, short enough that an implementation running them one after
+ * another fails in seconds.
+ */
+export const AWAIT_CONCURRENT_MS = 5000;
+/** The reply to a query made after its cast's outcome was decided: plain text, no usage, no script step taken. */
+export const AFTER_OUTCOME_REPLY = { content: 'Summary: the work so far is recorded in the loom.', usage: { prompt: 0, completion: 0, cached: 0 } } as const;
+
+/** One recorded query: which crystal, what was sent, what came back, during which action. */
+export interface QueryRecord {
+  crystal: string;
+  request: CrystalRequest;
+  reply: CrystalReply;
+  action: number;
+  /** Set when the query came after its cast's outcome was decided (a summary request, LOOP-4): why. */
+  after_outcome?: string;
+  /** How the reply travels over a wire transport (the step's `provider`), when the step says. */
+  provider?: ProviderStep;
+}
+
+/** Problems that make a case fail (or error) however the implementation reacts to the reply. */
+export interface CrystalFault {
+  /** `skip`: the implementation offers no way to express a scripted step (a built-in option it does not take). */
+  kind: 'fail' | 'error' | 'skip';
+  message: string;
+}
+
+/** First user message text of a request, used to route `by_intent` scripts. */
+export function firstUserText(request: CrystalRequest): string | undefined {
+  const m = request.messages?.find((x) => x.role === 'user');
+  return typeof m?.content === 'string' ? m.content : undefined;
+}
+
+/** The estimate the harness uses against a declared context window (chars / 4 of the request JSON). */
+export function estimateTokens(request: CrystalRequest): number {
+  return Math.ceil(JSON.stringify(request).length / 4);
+}
+
+function pending(): CrystalReply {
+  return { ok: false, error: { message: 'no reply yet' } };
+}
+
+export class MockCrystals {
+  readonly queries: QueryRecord[] = [];
+  readonly faults: CrystalFault[] = [];
+  private readonly scripts = new Map<string, ScriptStep[]>();
+  private readonly byIntent = new Map<string, [string, ScriptStep[]][]>();
+  private readonly served = new Map<string, number>();
+  private nextToolCallId = 1;
+  /** Index of the action in progress, stamped on each query. */
+  private currentAction = -1;
+
+  constructor(
+    private readonly crystals: Record<string, CaseCrystal>,
+    private readonly description: Pick<Description, 'sandbox' | 'builtins'>,
+    private readonly wait: (ms: number) => Promise<void>,
+    private readonly watch: OutcomeWatch,
+  ) {
+    for (const [name, c] of Object.entries(crystals)) {
+      this.scripts.set(name, [...(c.script ?? [])]);
+      this.byIntent.set(name, Object.entries(c.by_intent ?? {}).map(([k, steps]) => [k, [...steps]]));
+    }
+  }
+
+  /** The most queries each crystal had in flight at once (COMP-3 shows concurrency with it). */
+  readonly peakInFlight = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly arrivals = new Map<string, Array<() => void>>();
+
+  /** A new action of the case began. */
+  beginAction(index: number): void {
+    this.currentAction = index;
+    this.watch.beginAction(index);
+  }
+
+  /** Answers one query (the body of `host.queryCrystal`). */
+  async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
+    return structuredClone((await this.record(crystal, request)).reply);
+  }
+
+  /** Answers one query that came over a wire transport, with how the reply is to travel (the crystal server's `answer`). */
+  async serve(crystal: string, request: CrystalRequest): Promise<ServedReply> {
+    const entry = await this.record(crystal, request);
+    return { ...structuredClone(entry.reply), ...(entry.provider !== undefined && { provider: structuredClone(entry.provider) }) };
+  }
+
+  private async record(crystal: string, request: CrystalRequest): Promise<QueryRecord> {
+    const intent = firstUserText(request);
+    const decided = this.watch.decided(crystal, intent);
+    // Recorded on arrival, so concurrent queries keep the order they were sent in.
+    const entry: QueryRecord = { crystal, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };
+    this.queries.push(entry);
+    if (decided !== undefined) {
+      // One query after the outcome is a summary (LOOP-4); a second means the loop did not stop.
+      if (this.watch.takeAfterOutcome(crystal, intent) > 1) {
+        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`);
+        return entry;
+      }
+      entry.reply = { ok: true, response: jsonCopy(AFTER_OUTCOME_REPLY) as CrystalResponse };
+      return entry;
+    }
+    const index = this.served.get(crystal) ?? 0;
+    this.served.set(crystal, index + 1);
+    const now = (this.inFlight.get(crystal) ?? 0) + 1;
+    this.inFlight.set(crystal, now);
+    this.peakInFlight.set(crystal, Math.max(now, this.peakInFlight.get(crystal) ?? 0));
+    for (const wake of this.arrivals.get(crystal)?.splice(0) ?? []) wake();
+    try {
+      entry.reply = await this.answer(crystal, request, index, entry);
+      if (entry.reply.ok) this.watch.noteAnswer(crystal, intent, entry.reply.response.usage, entry.reply.response.tool_calls ?? []);
+    } finally {
+      this.inFlight.set(crystal, (this.inFlight.get(crystal) ?? 1) - 1);
+    }
+    return entry;
+  }
+
+  /**
+   * Holds a reply until `count` queries to `crystal` are in flight at once, or `boundMs` passes: a
+   * deterministic way to see whether an implementation really runs children concurrently (COMP-3).
+   * A sequential implementation simply waits out the bound, and the peak it reached shows it.
+   */
+  private async awaitConcurrent(crystal: string, count: number, boundMs: number): Promise<void> {
+    const deadline = performance.now() + boundMs;
+    while ((this.inFlight.get(crystal) ?? 0) < count && performance.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - performance.now()));
+        const list = this.arrivals.get(crystal) ?? [];
+        list.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        this.arrivals.set(crystal, list);
+      });
+    }
+  }
+
+  private async answer(crystal: string, request: CrystalRequest, index: number, entry: QueryRecord): Promise<CrystalReply> {
+    const declared = this.crystals[crystal];
+    if (!declared) {
+      return this.fault('fail', `the implementation queried crystal '${crystal}', which the case does not declare (request #${index})`);
+    }
+    if (declared.context_window !== undefined && estimateTokens(request) > declared.context_window) {
+      return { ok: false, error: { code: 'context_limit_exceeded', message: `request of ~${estimateTokens(request)} tokens exceeds the window of ${declared.context_window}` } };
+    }
+    const step = this.nextStep(crystal, request);
+    if (!step) {
+      return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
+    }
+    if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, AWAIT_CONCURRENT_MS);
+    if (step.delay_ms) {
+      const ms = Math.min(step.delay_ms, MAX_STEP_DELAY_MS);
+      const ended = this.watch.noteWait(ms);
+      try {
+        await this.wait(ms);
+      } finally {
+        ended();
+      }
+    }
+    if (step.provider !== undefined) entry.provider = step.provider;
+    // A provider-level status is a failed query on every transport (over callback, without the HTTP body).
+    if (step.provider?.status !== undefined) return { ok: false, error: { status: step.provider.status, message: step.provider.message ?? `provider answered ${step.provider.status}` } };
+    // CRYSTAL-2: over a wire the server answers in the format's overflow shape; over the callback, a coded failure.
+    if (step.provider?.overflow) return { ok: false, error: { code: 'context_limit_exceeded', message: 'the request is longer than the context window' } };
+    if (step.error) {
+      const { status, code } = step.error;
+      const message = step.error.message ?? `scripted failure${status ? ` (status ${status})` : ''}${code ? ` (${code})` : ''}`;
+      return { ok: false, error: { ...(status !== undefined && { status }), ...(code !== undefined && { code }), message } };
+    }
+    const response = this.toResponse(step, request);
+    if (typeof response === 'string') {
+      this.faults.push({ kind: 'skip', message: response });
+      return { ok: false, error: { message: response } };
+    }
+    // A malformed body replaces the reply on the wire, so the reply need not be a valid one.
+    if (!step.raw && step.provider?.malformed === undefined && hasSchema('crystal-response')) {
+      const checked = validate('crystal-response', response);
+      if (!checked.ok) return this.fault('error', `crystal '${crystal}' step for request #${index} is not a valid response (mark it raw: true if intended):\n${formatProblems(checked.problems)}`);
+    }
+    return { ok: true, response };
+  }
+
+  private nextStep(crystal: string, request: CrystalRequest): ScriptStep | undefined {
+    const text = firstUserText(request);
+    if (text !== undefined) {
+      for (const [key, steps] of this.byIntent.get(crystal) ?? []) {
+        if (text.includes(key)) return steps.shift();
+      }
+    }
+    return this.scripts.get(crystal)?.shift();
+  }
+
+  /** The scripted step as a response in the implementation's own argument names, or why it cannot be one. */
+  private toResponse(step: ScriptStep, request: CrystalRequest): CrystalResponse | string {
+    const calls: ToolCall[] = [];
+    for (const c of step.tool_calls ?? []) {
+      let args: unknown = c.args ?? {};
+      if (c.arguments_raw === undefined) {
+        const translated = translateBuiltinCall(c.gate, args, request.tools, this.description.builtins);
+        if (!translated.ok) return translated.reason;
+        args = translated.args;
+      }
+      calls.push({ id: c.id ?? this.toolCallId(), gate: c.gate, arguments: c.arguments_raw ?? JSON.stringify(args) });
+    }
+    const sandbox = this.description.sandbox;
+    if (step.code) {
+      // The plan skips cases whose language the sandbox does not speak, so this lookup succeeds.
+      const source = sandbox ? step.code[sandbox.language] : undefined;
+      if (sandbox && source !== undefined) {
+        calls.push({ id: this.toolCallId(), gate: sandbox.tool, arguments: JSON.stringify({ [sandbox.argument]: translateCode(source, this.description.builtins) }) });
+      }
+    }
+    const response: CrystalResponse = { content: step.content ?? null, usage: { ...(step.usage ?? DEFAULT_USAGE) } };
+    if (calls.length > 0 || step.tool_calls) response.tool_calls = calls;
+    // A raw step may send an explicit null, as some providers do for "no calls".
+    if (step.tool_calls === null) (response as { tool_calls?: ToolCall[] | null }).tool_calls = null;
+    if (step.thinking !== undefined) response.thinking = step.thinking;
+    if (step.metadata !== undefined) response.metadata = step.metadata;
+    return response;
+  }
+
+  private toolCallId(): string {
+    return `tc${this.nextToolCallId++}`;
+  }
+
+  private fault(kind: CrystalFault['kind'], message: string): CrystalReply {
+    this.faults.push({ kind, message });
+    return { ok: false, error: { code: 'crystal_error', message } };
+  }
+}

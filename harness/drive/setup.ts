@@ -1,0 +1,89 @@
+/**
+ * Turns a case's `setup` into the `CantripSetup` given to `Adapter.construct`, and collects what the
+ * harness needs to know about it (its test gates, which crystals children use).
+ */
+import { join } from 'node:path';
+import type { CantripSetup, GateSetup } from '../../schemas/adapter.ts';
+import type { CaseCall, CaseGateObject, LoadedCase, TestGateKind } from '../case-file/types.ts';
+import { testGateDefinition, testGateKind } from './test-gates.ts';
+
+export interface PreparedSetup {
+  setup: CantripSetup;
+  testGates: Map<string, CaseGateObject & { kind: TestGateKind }>;
+  /** For each crystal name, the system prompts its requests may lead with (CALL-2). */
+  promptsByCrystal: Map<string, Set<string | null>>;
+  /** Crystals that child entities use (the intent-first invariant is skipped for them). */
+  childCrystals: Set<string>;
+}
+
+/** `filesDir`: where the case's files were written; file gates' roots are resolved against it. */
+export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
+  const s = c.setup;
+  const setup: CantripSetup = {};
+  if (s.crystal !== undefined) {
+    const declared = c.crystals?.[s.crystal];
+    setup.crystal = {
+      name: s.crystal,
+      ...(declared?.context_window !== undefined && { context_window: declared.context_window }),
+      ...(declared?.forces_tool_use !== undefined && { forces_tool_use: declared.forces_tool_use }),
+    };
+  }
+  if (s.call !== undefined) setup.call = structuredClone(s.call);
+  const testGates = new Map<string, CaseGateObject & { kind: TestGateKind }>();
+  const promptsByCrystal = new Map<string, Set<string | null>>();
+  const childCrystals = new Set<string>();
+  const addPrompt = (crystal: string | undefined, call: CaseCall | undefined): void => {
+    if (crystal === undefined) return;
+    const set = promptsByCrystal.get(crystal) ?? new Set<string | null>();
+    set.add(call?.system_prompt ?? null);
+    promptsByCrystal.set(crystal, set);
+  };
+  addPrompt(s.crystal, s.call);
+  // A cantrip constructed on another crystal (the swap) speaks with the same call.
+  for (const action of c.act) if ('construct' in action && action.construct.crystal !== undefined) addPrompt(action.construct.crystal, s.call);
+  // So does a fork continued on another crystal (CALL-4: both branches share the call).
+  for (const action of c.act) if ('fork' in action && action.fork.crystal !== undefined) addPrompt(action.fork.crystal, s.call);
+  if (s.circle) {
+    const gates: GateSetup[] = s.circle.gates.map((g) => {
+      const gate: CaseGateObject = typeof g === 'string' ? { name: g } : g;
+      const kind = testGateKind(gate);
+      if (kind) {
+        testGates.set(gate.name, { ...gate, kind });
+        return { name: gate.name, test: testGateDefinition(gate.name, kind, gate.parameters), ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }) };
+      }
+      if (gate.name === 'call_entity' || gate.name === 'call_entity_batch') {
+        const crystal = gate.crystal ?? s.crystal;
+        if (crystal !== undefined) childCrystals.add(crystal);
+        // A child without its own call speaks with the parent's (spec 5.1).
+        addPrompt(crystal, gate.call ?? s.call);
+        return { name: gate.name, ...(gate.crystal !== undefined && { crystal: gate.crystal }), ...(gate.call !== undefined && { call: gate.call }) };
+      }
+      if (gate.name === 'read' || gate.name === 'list_dir' || gate.name === 'write' || gate.name === 'delete') {
+        const root = gate.root ?? '.';
+        const at = filesDir === undefined ? root : join(filesDir, root);
+        if (gate.name === 'write' || gate.name === 'delete') return { name: gate.name, root: at, overlay: true };
+        return { name: gate.name, root: at, ...(gate.overlay === true && { overlay: true }) };
+      }
+      return { name: 'done' };
+    });
+    setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };
+    if (s.circle.verifiers !== undefined) setup.circle.verifiers = structuredClone(s.circle.verifiers);
+    if (s.circle.child_limits !== undefined) setup.circle.child_limits = structuredClone(s.circle.child_limits);
+  }
+  // COMP-7: a call_entity request may give the child a prompt of its own; it may lead the child's requests too.
+  for (const step of Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()])) {
+    for (const call of step.tool_calls ?? []) {
+      const entries = call.gate === 'call_entity' ? [call.args] : call.gate === 'call_entity_batch' ? ((call.args as { intents?: unknown[] } | undefined)?.intents ?? []) : [];
+      for (const entry of entries) {
+        const prompt = (entry as { system_prompt?: unknown } | undefined)?.system_prompt;
+        if (typeof prompt === 'string') for (const crystal of childCrystals) addPrompt(crystal, { system_prompt: prompt });
+      }
+    }
+  }
+  if (s.require_done !== undefined) setup.require_done = s.require_done;
+  if (s.tool_choice !== undefined) setup.tool_choice = s.tool_choice;
+  if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
+  if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
+  if (s.event_buffer !== undefined) setup.event_buffer = s.event_buffer;
+  return { setup, testGates, promptsByCrystal, childCrystals };
+}

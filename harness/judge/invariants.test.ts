@@ -1,0 +1,90 @@
+import { describe, it, expect } from 'vitest';
+import type { Result } from '../../schemas/adapter.ts';
+import type { Turn } from '../../schemas/records.ts';
+import { Miniature } from '../../fixtures/miniatures/miniature.ts';
+import { loadCaseText } from '../case-file/load.ts';
+import { runCase } from '../run/run.ts';
+
+// Two crystal turns (echo, then done) under a system prompt: every invariant has something to check.
+const CASE = loadCaseText(`format_version: 1
+spec_version: 0.1.0-draft
+cases:
+  - id: two-turns
+    rules: [LOOP-3]
+    level: MUST
+    description: echo then done
+    setup: { crystal: parent, call: { system_prompt: "S" }, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent: { script: [{ tool_calls: [{ gate: echo, args: { text: a } }] }, { tool_calls: [{ gate: done, args: { answer: 1 } }] }] }
+    act: [{ cast: { intent: go, as: first } }]
+    expect: [{ path: outcomes.first.result, equals: 1 }]
+`).cases[0]!;
+
+/** A miniature whose loom() answer is rewritten, to plant one flaw at a time. */
+class Tampered extends Miniature {
+  constructor(private readonly tamper: (turns: Turn[]) => void) {
+    super();
+  }
+  override async loom(): Promise<Result<{ turns: Turn[] }>> {
+    const result = await super.loom();
+    const crystal = result.ok ? result.value.turns.filter((t) => t.role === 'crystal') : [];
+    // Plant the flaw once both crystal turns exist (loom() is also read after construct).
+    if (crystal.length === 2) this.tamper(crystal);
+    return result;
+  }
+}
+
+async function invariantsWith(tamper: (crystalTurns: Turn[]) => void) {
+  const m = new Miniature();
+  const result = await runCase(CASE, () => new Tampered(tamper), await m.describe());
+  if (result.status === 'errored') throw new Error(result.reason);
+  return { status: result.status, failed: result.invariants.filter((i) => i.status === 'fail').map((i) => i.id), rules: result.failed_rules };
+}
+
+describe('ambient invariants', () => {
+  it('all hold on an untouched loom', async () => {
+    const m = new Miniature();
+    const result = await runCase(CASE, () => new Miniature(), await m.describe());
+    expect(result.invariants.map((i) => [i.id, i.status])).toEqual([
+      ['turn-schema', 'pass'], ['request-schema', 'pass'], ['alternation', 'pass'], ['ids-and-parents', 'pass'],
+      ['terminal-state', 'pass'], ['usage-recorded', 'pass'], ['call-leads', 'pass'], ['intent-first', 'pass'],
+      ['results-linked', 'pass'], ['wire-format', 'skipped'],
+    ]);
+  });
+
+  it('LOOM-2: a repeated turn id fails ids-and-parents', async () => {
+    const r = await invariantsWith((t) => (t[1]!.id = t[0]!.id));
+    expect(r.failed).toContain('ids-and-parents');
+    expect(r.rules).toContain('LOOM-2');
+  });
+
+  it('LOOM-2: a parent that is not in the loom fails ids-and-parents', async () => {
+    expect((await invariantsWith((t) => (t[0]!.parent_id = 'nowhere'))).failed).toContain('ids-and-parents');
+  });
+
+  it('LOOP-1: a gap in sequence fails alternation', async () => {
+    const r = await invariantsWith((t) => (t[1]!.sequence = 5));
+    expect(r.failed).toContain('alternation');
+    expect(r.rules).toContain('LOOP-1');
+  });
+
+  it('LOOP-1: a turn whose parent is not the previous turn fails alternation', async () => {
+    expect((await invariantsWith((t) => (t[1]!.parent_id = t[0]!.parent_id))).failed).toContain('alternation');
+  });
+
+  it('LOOM-7: a terminal turn marked neither way fails terminal-state', async () => {
+    const r = await invariantsWith((t) => (t[1]!.terminated = false));
+    expect(r.failed).toContain('terminal-state');
+    expect(r.rules).toContain('LOOM-7');
+  });
+
+  it('LOOM-7: an earlier turn marked terminated fails terminal-state', async () => {
+    expect((await invariantsWith((t) => (t[0]!.terminated = true))).failed).toContain('terminal-state');
+  });
+
+  it('LOOM-9: a turn without metadata fails turn-schema and usage-recorded', async () => {
+    const r = await invariantsWith((t) => delete (t[0] as Partial<Turn>).metadata);
+    expect(r.failed).toEqual(expect.arrayContaining(['turn-schema', 'usage-recorded']));
+    expect(r.status).toBe('fail');
+  });
+});

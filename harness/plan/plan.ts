@@ -1,0 +1,72 @@
+/**
+ * Plans a run: keeps the cases a filter selects and decides, from what the implementation declares,
+ * which must be skipped and why (a missing feature, a sandbox that speaks another language).
+ */
+import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
+import { OPTIONAL_WARDS } from '../../schemas/adapter.ts';
+import type { LoadedCase } from '../case-file/types.ts';
+
+export interface PlannedCase {
+  case: LoadedCase;
+  /** Set when the case is skipped. */
+  skip?: string;
+}
+
+/**
+ * A filter term selects a case when it is the case id, one of its rules, a rule family (`LOOM`
+ * selects LOOM-*), or a feature the case requires. No terms selects every case.
+ */
+export function selects(c: LoadedCase, terms: readonly string[]): boolean {
+  if (terms.length === 0) return true;
+  return terms.some(
+    (t) => t === c.id || c.rules.includes(t) || c.rules.some((r) => r.startsWith(`${t}-`)) || (c.requires ?? []).some((f) => f === t),
+  );
+}
+
+/** Languages of the code utterances a case scripts. */
+export function codeLanguages(c: LoadedCase): Set<string> {
+  const languages = new Set<string>();
+  for (const crystal of Object.values(c.crystals ?? {})) {
+    const steps = [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()];
+    for (const step of steps) for (const lang of Object.keys(step.code ?? {})) languages.add(lang);
+  }
+  return languages;
+}
+
+/** Optional ward kinds a case sets (OPTIONAL_WARDS): the implementation must declare each, or the case is skipped. */
+export function optionalWards(c: LoadedCase): string[] {
+  const wards = c.setup.circle?.wards ?? {};
+  return OPTIONAL_WARDS.filter((w) => wards[w] !== undefined);
+}
+
+/** Whether a case asks `invoke` for a caller-chosen entity id (ENTITY-2: offering it is optional). */
+function choosesEntityIds(c: LoadedCase): boolean {
+  return c.act.some((a) => 'invoke' in a && typeof (a.invoke as { entity_id?: unknown }).entity_id === 'string');
+}
+
+export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = [], transport: CrystalTransport = 'callback'): PlannedCase[] {
+  const transports = description.crystal_transports ?? ['callback'];
+  if (!transports.includes(transport)) {
+    return cases.filter((c) => selects(c, terms)).map((c) => ({ case: c, skip: `crystal transport not declared: ${transport} (describe().crystal_transports)` }));
+  }
+  const features = new Set<string>(description.features);
+  return cases
+    .filter((c) => selects(c, terms))
+    .map((c) => {
+      if (c.transports !== undefined && !c.transports.includes(transport)) return { case: c, skip: `the case is about the ${c.transports.join(' or ')} transport, not ${transport}` };
+      const missing = (c.requires ?? []).filter((f) => !features.has(f));
+      if (choosesEntityIds(c) && !features.has('caller-entity-id')) missing.push('caller-entity-id');
+      // A restart needs a durable loom, whether or not the case lists the feature.
+      if (c.act.some((a) => 'reopen' in a) && !features.has('persistence') && !missing.includes('persistence')) missing.push('persistence');
+      if (missing.length > 0) return { case: c, skip: `feature not declared: ${missing.join(', ')}` };
+      const wards = new Set<string>(description.wards ?? []);
+      const undeclared = optionalWards(c).filter((w) => !wards.has(w));
+      if (undeclared.length > 0) return { case: c, skip: `ward not declared: ${undeclared.join(', ')} (describe().wards)` };
+      const languages = codeLanguages(c);
+      const spoken = description.sandbox?.language;
+      if (languages.size > 0 && (spoken === undefined || !languages.has(spoken))) {
+        return { case: c, skip: `sandbox language: the case scripts ${[...languages].join(', ')}, the implementation's sandbox speaks ${spoken ?? 'nothing'}` };
+      }
+      return { case: c };
+    });
+}

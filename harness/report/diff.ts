@@ -1,0 +1,224 @@
+/**
+ * Compares two reports (an earlier run and a later one, or two implementations): which cases and
+ * properties newly fail, which are fixed, which fail for a different reason, which were added or
+ * removed, and how rule statuses and level verdicts moved. As data (`diffReports`), as console text
+ * and as Markdown.
+ *
+ * "Reason" means the cause keys of harness/report/root-causes.ts: a failure's expectation path, matcher and
+ * kind of difference, an invariant's cause, a driving problem or the error, with ids and numbers taken
+ * out. Two runs that fail a case in the same way compare equal even when turn ids or timings differ.
+ */
+import type { Report, RuleStatus } from './report.ts';
+import { BROKEN, caseStatus, causeKeys, implementationName, LEVELS, mdCode, mdText, plural, propertyCauseKeys, type EffectiveStatus, type ReportCase, type ReportProperty } from './format.ts';
+
+/** A status in a diff: a case's effective status (report-format.ts `caseStatus`), a property's, or `absent`. */
+export type DiffStatus = EffectiveStatus | 'absent';
+
+export interface Change {
+  kind: 'case' | 'property';
+  id: string;
+  rules: string[];
+  level: string;
+  from: DiffStatus;
+  to: DiffStatus;
+  /** Cause keys in the old run that the new run no longer shows. */
+  gone_causes: string[];
+  /** Cause keys the new run shows that the old run did not. */
+  new_causes: string[];
+  /** The causes the new run shows (or the old run's, for a fix). */
+  causes: string[];
+}
+
+export interface RuleChange {
+  id: string;
+  title: string;
+  from: RuleStatus | 'absent';
+  to: RuleStatus | 'absent';
+}
+
+export interface VerdictChange {
+  level: string;
+  from: string;
+  to: string;
+}
+
+export interface ReportDiff {
+  old: { implementation: string; started_at: string; spec_version: string };
+  new: { implementation: string; started_at: string; spec_version: string };
+  /** Not failing before (or not there), failing, errored or stale now. */
+  new_failures: Change[];
+  /** Failing, errored or stale before, passing now (a stale entry taken off the list passes). */
+  fixed: Change[];
+  /** Broken in both runs, with a different status or different causes. */
+  changed_reasons: Change[];
+  /** Any other move: pass → skipped, skipped → pass, fail → xfail, fail → skipped, … */
+  other_changes: Change[];
+  /** In the new run only (these may also be in new_failures). */
+  added: Change[];
+  /** In the old run only. */
+  removed: Change[];
+  rules: RuleChange[];
+  verdict: VerdictChange[];
+}
+
+interface Item {
+  kind: 'case' | 'property';
+  id: string;
+  rules: string[];
+  level: string;
+  status: EffectiveStatus;
+  causes: string[];
+}
+
+const fromCase = (c: ReportCase): Item => ({ kind: 'case', id: c.id, rules: c.rules, level: c.level, status: caseStatus(c), causes: BROKEN.has(caseStatus(c)) || c.status === 'xfail' ? causeKeys(c) : [] });
+const fromProperty = (p: ReportProperty): Item => ({ kind: 'property', id: p.id, rules: p.rules, level: p.level, status: p.status, causes: BROKEN.has(p.status) ? propertyCauseKeys(p) : [] });
+
+const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+
+/** Compares `before` with `after`; both are report.json contents. */
+export function diffReports(before: Report, after: Report): ReportDiff {
+  const diff: ReportDiff = {
+    old: { implementation: implementationName(before), started_at: before.environment.started_at, spec_version: before.spec_version },
+    new: { implementation: implementationName(after), started_at: after.environment.started_at, spec_version: after.spec_version },
+    new_failures: [],
+    fixed: [],
+    changed_reasons: [],
+    other_changes: [],
+    added: [],
+    removed: [],
+    rules: [],
+    verdict: [],
+  };
+  const compare = (olds: Item[], news: Item[]): void => {
+    const oldById = new Map(olds.map((i) => [i.id, i]));
+    const newIds = new Set(news.map((i) => i.id));
+    for (const n of news) {
+      const o = oldById.get(n.id);
+      const change: Change = {
+        kind: n.kind,
+        id: n.id,
+        rules: n.rules,
+        level: n.level,
+        from: o?.status ?? 'absent',
+        to: n.status,
+        gone_causes: (o?.causes ?? []).filter((k) => !n.causes.includes(k)),
+        new_causes: n.causes.filter((k) => !(o?.causes ?? []).includes(k)),
+        causes: n.causes,
+      };
+      if (!o) diff.added.push(change);
+      const wasBroken = o !== undefined && BROKEN.has(o.status);
+      const isBroken = BROKEN.has(n.status);
+      if (isBroken && !wasBroken) diff.new_failures.push(change);
+      else if (wasBroken && n.status === 'pass') diff.fixed.push({ ...change, causes: o.causes });
+      else if (wasBroken && isBroken) {
+        if (o.status !== n.status || !sameSet(o.causes, n.causes)) diff.changed_reasons.push(change);
+      } else if (o && o.status !== n.status) diff.other_changes.push(change);
+    }
+    for (const o of olds) {
+      if (newIds.has(o.id)) continue;
+      diff.removed.push({ kind: o.kind, id: o.id, rules: o.rules, level: o.level, from: o.status, to: 'absent', gone_causes: o.causes, new_causes: [], causes: o.causes });
+    }
+  };
+  compare(before.cases.map(fromCase), after.cases.map(fromCase));
+  compare((before.properties ?? []).map(fromProperty), (after.properties ?? []).map(fromProperty));
+
+  const oldRules = new Map(before.rules.map((r) => [r.id, r]));
+  const newRuleIds = new Set(after.rules.map((r) => r.id));
+  for (const r of after.rules) {
+    const from = oldRules.get(r.id)?.status ?? 'absent';
+    if (from !== r.status) diff.rules.push({ id: r.id, title: r.title, from, to: r.status });
+  }
+  for (const r of before.rules) if (!newRuleIds.has(r.id)) diff.rules.push({ id: r.id, title: r.title, from: r.status, to: 'absent' });
+  for (const level of LEVELS) {
+    const from = before.verdict[level].status;
+    const to = after.verdict[level].status;
+    if (from !== to) diff.verdict.push({ level, from, to });
+  }
+  return diff;
+}
+
+/** True when the later run is worse somewhere: a new failure, or a level that passed and now fails. */
+export function hasRegressions(diff: ReportDiff): boolean {
+  return diff.new_failures.length > 0 || diff.verdict.some((v) => v.to === 'fail');
+}
+
+/** True when the two runs agree on every status and cause. */
+export function isUnchanged(diff: ReportDiff): boolean {
+  return (
+    diff.new_failures.length + diff.fixed.length + diff.changed_reasons.length + diff.other_changes.length + diff.added.length + diff.removed.length + diff.rules.length + diff.verdict.length === 0
+  );
+}
+
+const label = (c: Change): string => `${c.kind === 'property' ? 'property ' : ''}${c.id}`;
+const move = (c: { from: string; to: string }): string => `${c.from} → ${c.to}`;
+
+/** The diff for a terminal: one block per kind of change, the causes indented under each item. */
+export function renderDiffText(diff: ReportDiff): string {
+  const out: string[] = [`old: ${diff.old.implementation} (${diff.old.started_at})`, `new: ${diff.new.implementation} (${diff.new.started_at})`];
+  if (isUnchanged(diff)) {
+    out.push('no differences: every case, property, rule and verdict has the same status and the same causes');
+    return `${out.join('\n')}\n`;
+  }
+  for (const v of diff.verdict) out.push(`verdict ${v.level}: ${move(v)}`);
+  const block = (title: string, changes: Change[], show: (c: Change) => string[]): void => {
+    if (changes.length === 0) return;
+    out.push('', `${title} (${changes.length}):`);
+    for (const c of changes) {
+      out.push(`  ${label(c)} [${c.rules.join(', ')}] ${move(c)}`);
+      for (const line of show(c)) out.push(`      ${line}`);
+    }
+  };
+  block('new failures', diff.new_failures, (c) => c.causes);
+  block('fixed', diff.fixed, () => []);
+  block('changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `- ${k}`), ...c.new_causes.map((k) => `+ ${k}`)]);
+  block('other status changes', diff.other_changes, () => []);
+  block('added', diff.added, () => []);
+  block('removed', diff.removed, () => []);
+  if (diff.rules.length > 0) {
+    out.push('', `rules whose status changed (${diff.rules.length}):`);
+    for (const r of diff.rules) out.push(`  ${r.id} ${r.title}: ${move(r)}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** The diff as Markdown (for a pull-request comment or a job summary). */
+export function renderDiffMarkdown(diff: ReportDiff): string {
+  const out: string[] = ['## Conformance diff', '', `Old: ${mdText(diff.old.implementation)} (${mdText(diff.old.started_at)}) · New: ${mdText(diff.new.implementation)} (${mdText(diff.new.started_at)})`, ''];
+  if (isUnchanged(diff)) {
+    out.push('No differences: every case, property, rule and verdict has the same status and the same causes.', '');
+    return out.join('\n');
+  }
+  const counts = [
+    plural(diff.new_failures.length, 'new failure'),
+    `${diff.fixed.length} fixed`,
+    plural(diff.changed_reasons.length, 'changed reason'),
+    plural(diff.other_changes.length, 'other status change'),
+    `${diff.added.length} added`,
+    `${diff.removed.length} removed`,
+  ];
+  out.push(`${hasRegressions(diff) ? '❌' : '✅'} ${counts.join(' · ')}`, '');
+  if (diff.verdict.length > 0) {
+    out.push('| level | old | new |', '| --- | --- | --- |', ...diff.verdict.map((v) => `| ${v.level} | ${v.from} | ${v.to} |`), '');
+  }
+  const section = (title: string, changes: Change[], detail: (c: Change) => string[]): void => {
+    if (changes.length === 0) return;
+    out.push(`### ${title} (${changes.length})`, '');
+    for (const c of changes) {
+      out.push(`- ${mdCode(label(c))} (${mdText(c.rules.join(', '))}): ${c.from} → ${c.to}`);
+      for (const line of detail(c)) out.push(`  - ${line}`);
+    }
+    out.push('');
+  };
+  section('New failures', diff.new_failures, (c) => c.causes.map(mdCode));
+  section('Fixed', diff.fixed, () => []);
+  section('Changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `no longer: ${mdCode(k)}`), ...c.new_causes.map((k) => `now: ${mdCode(k)}`)]);
+  section('Other status changes', diff.other_changes, () => []);
+  section('Added', diff.added, () => []);
+  section('Removed', diff.removed, () => []);
+  if (diff.rules.length > 0) {
+    out.push(`### Rules (${diff.rules.length})`, '', '| rule | old | new |', '| --- | --- | --- |');
+    for (const r of diff.rules) out.push(`| ${r.id} ${mdText(r.title)} | ${r.from} | ${r.to} |`);
+    out.push('');
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,192 @@
+/**
+ * Small helpers shared by the report outputs (JUnit XML, HTML, the job summary, diff and matrix):
+ * reading a report.json back, showing values in one line, making text safe for XML and HTML, and the
+ * effective status of a case or property.
+ */
+import { readFileSync } from 'node:fs';
+import { validate, formatProblems } from '../../schemas/loader.ts';
+import type { Report } from './report.ts';
+import { rootCauses, sightings } from './root-causes.ts';
+
+export type ReportCase = Report['cases'][number];
+export type ReportProperty = NonNullable<Report['properties']>[number];
+export type ReportRule = Report['rules'][number];
+export type ExpectationFailure = ReportCase['failures'][number];
+
+export const LEVELS = ['MUST', 'SHOULD', 'MAY'] as const;
+
+/**
+ * A case's status as a comparison sees it: its `status`, except that an expected failure that passed
+ * is `stale` (it fails the run, so it is not a pass).
+ */
+export type EffectiveStatus = ReportCase['status'] | 'stale';
+
+export function caseStatus(c: ReportCase): EffectiveStatus {
+  return c.stale ? 'stale' : c.status;
+}
+
+/** `12345 ms (start-up 40 ms, cases 10000 ms, properties 2305 ms)`; without phases (an older report), the total alone. */
+export function durationText(report: Report): string {
+  const env = report.environment;
+  const p = env.phases;
+  const ms = (n: number): string => `${Math.round(n)} ms`;
+  return p ? `${ms(env.duration_ms)} (start-up ${ms(p.startup_ms)}, cases ${ms(p.cases_ms)}, properties ${ms(p.properties_ms)})` : ms(env.duration_ms);
+}
+
+/** Statuses that fail a run (or the level they belong to). */
+export const BROKEN: ReadonlySet<string> = new Set(['fail', 'errored', 'stale']);
+
+/**
+ * Reads and checks a report.json written by `cantrip-conformance run`. A report from before root causes
+ * were added gets them computed from its cases, so older reports can still be compared.
+ */
+export function readReport(file: string): Report {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file}: cannot read a report: ${(error as Error).message}`);
+  }
+  if (typeof value === 'object' && value !== null && !('root_causes' in value) && Array.isArray((value as { cases?: unknown }).cases)) {
+    (value as Record<string, unknown>).root_causes = rootCauses((value as Report).cases);
+  }
+  const checked = validate('report', value);
+  if (!checked.ok) throw new Error(`${file}: not a conformance report (schemas/report.schema.json):\n${formatProblems(checked.problems.slice(0, 10))}`);
+  return value as Report;
+}
+
+/** A value on one line, as JSON, cut at `max` characters; `(nothing)` when the path found nothing. */
+export function oneLine(value: unknown, max = 300): string {
+  if (value === undefined) return '(nothing)';
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return clipText(text, max);
+}
+
+export function clipText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** The first non-empty line of a text. */
+export function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+}
+
+/**
+ * What an expectation asked for, readably: `{equals: "x"}` with matcher `equals` reads `equals "x"`;
+ * anything else is shown as JSON.
+ */
+export function expectedText(f: Pick<ExpectationFailure, 'matcher' | 'expected'>, max = 300): string {
+  const e = f.expected;
+  if (typeof e === 'object' && e !== null && !Array.isArray(e)) {
+    const keys = Object.keys(e);
+    if (keys.length === 1 && keys[0] === f.matcher) return `${f.matcher} ${oneLine((e as Record<string, unknown>)[f.matcher], max)}`;
+  }
+  return oneLine(e, max);
+}
+
+/** What a failed expectation found; for a length check on a list, the count first. */
+export function actualText(f: Pick<ExpectationFailure, 'matcher' | 'actual'>, max = 300): string {
+  const shown = oneLine(f.actual, max);
+  return f.matcher === 'length' && Array.isArray(f.actual) ? `${f.actual.length} items ${shown}` : shown;
+}
+
+/** One line per failed expectation: `path: expected <matcher value>, got <actual> (why)`; `got nothing` when the path found nothing. */
+export function expectationLine(f: ExpectationFailure, max = 200): string {
+  const why = firstLine(f.why);
+  // "got nothing (nothing at this path)" says the same thing twice.
+  const shownWhy = why && !(f.actual === undefined && why.startsWith('nothing')) ? ` (${why})` : '';
+  return `${f.path}: expected ${expectedText(f, max)}, got ${f.actual === undefined ? 'nothing' : actualText(f, max)}${shownWhy}`;
+}
+
+/** The cause keys of a case (harness/report/root-causes.ts), the same keys `root_causes` groups by. */
+export function causeKeys(c: ReportCase): string[] {
+  return sightings(c).map((s) => s.key);
+}
+
+/** The cause keys of a property: its counterexample read as if it were a case. */
+export function propertyCauseKeys(p: ReportProperty): string[] {
+  const ce = p.counterexample;
+  return sightings({
+    id: p.id,
+    status: p.status,
+    rules: p.rules,
+    ...((p.reason ?? ce?.reason) !== undefined && { reason: p.reason ?? ce?.reason }),
+    failures: ce?.failures ?? [],
+    invariants: ce?.invariants ?? [],
+    problems: [],
+  }).map((s) => s.key);
+}
+
+/**
+ * Characters that XML 1.0 does not allow at all (not even as `&#n;`) and that HTML treats as parse
+ * errors: C0 controls except tab, line feed and carriage return, DEL and the C1 controls, the
+ * non-characters U+FFFE and U+FFFF, and UTF-16 surrogates that are not part of a pair.
+ */
+const UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Replaces each unsafe character by a visible `\uXXXX`, so nothing is lost and the output stays valid. */
+export function visibleControls(text: string): string {
+  return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
+/** Text content of an XML element. */
+export function xmlText(text: string): string {
+  return visibleControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** An XML attribute value (for double quotes); line breaks and tabs are kept as character references. */
+export function xmlAttr(text: string): string {
+  return xmlText(text).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+}
+
+/** Text or a double- or single-quoted attribute value in HTML. */
+export function html(text: string | number): string {
+  return visibleControls(String(text)).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/**
+ * An HTML id (and fragment) for a thing of some kind: `case-<id>`, `rule-<id>`. Characters outside
+ * `[A-Za-z0-9_-]` are spelled as `.XX` hex codes, so distinct names give distinct ids and a fragment
+ * needs no escaping.
+ */
+export function anchor(kind: string, name: string): string {
+  return `${kind}-${Array.from(name, (ch) => (/[A-Za-z0-9_-]/.test(ch) ? ch : `.${ch.codePointAt(0)!.toString(16)}`)).join('')}`;
+}
+
+/** Markdown inline code that survives backticks in the text. */
+export function mdCode(text: string): string {
+  const clean = visibleControls(text).replace(/\r?\n/g, ' ');
+  const longest = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest === 0 && clean !== '' ? `${fence}${clean}${fence}` : `${fence} ${clean} ${fence}`;
+}
+
+/** Plain Markdown text: characters that would start markup or raw HTML are escaped, and it stays on one line. */
+export function mdText(text: string): string {
+  return visibleControls(text)
+    .replace(/\r?\n/g, ' ')
+    .replace(/[\\`*_[\]{}<>|#!~]/g, (ch) => `\\${ch}`)
+    .replace(/&/g, '&amp;');
+}
+
+/** `1 case`, `2 cases`. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The signal that interrupted the run, when report.json says the run was cut short (the optional
+ * `interrupted` field); read loosely so reports from before the field existed work too.
+ */
+export function interruptedBy(report: Report): string | undefined {
+  const value = (report as { interrupted?: unknown }).interrupted;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Implementation name and version, as the report states them. */
+export function implementationName(report: Report): string {
+  return `${report.implementation.name} ${report.implementation.version}`;
+}

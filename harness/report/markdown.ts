@@ -1,0 +1,185 @@
+/** report.md and the console summary: the same facts as report.json, for people. */
+import type { Report } from './report.ts';
+import { durationText } from './format.ts';
+import { casesWithCauses, type RootCause } from './root-causes.ts';
+
+const clip = (value: unknown, max = 300): string => {
+  const text = value === undefined ? '(nothing)' : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+};
+
+/**
+ * The console summary, in the order things ran: the cases (one line per chapter, the top root causes,
+ * failures in short), the properties, then how long it took and the verdict per level. The CLI prints
+ * the cases' part as soon as the cases are done and the rest after the properties.
+ */
+export function summaryLines(report: Report): string[] {
+  return [...caseSummaryLines(report), ...propertyLines(report), ...verdictLines(report)];
+}
+
+/** The cases' part of the summary: the implementation, one line per chapter, the top root causes, failures in short. */
+export function caseSummaryLines(report: Report): string[] {
+  const lines: string[] = [];
+  const impl = report.implementation;
+  lines.push(`${impl.name} ${impl.version} (spec ${impl.spec_version}; features: ${impl.features.join(', ') || 'none'})`);
+  for (const ch of report.chapters) {
+    if (ch.total === 0) continue;
+    lines.push(`  ${String(ch.chapter)}. ${ch.title.padEnd(12)} ${ch.pass} pass, ${ch.fail} fail, ${ch.errored} errored, ${ch.skipped} skipped, ${ch.xfail} xfail`);
+  }
+  lines.push(...rootCauseLines(report));
+  for (const c of report.cases.filter((x) => x.status === 'fail' || x.status === 'errored')) {
+    lines.push(`  ${c.status.toUpperCase()} ${c.id} [${c.rules.join(', ')}] ${c.source}`);
+    if (c.reason) lines.push(`      ${c.reason}`);
+    for (const f of c.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${actualText(f, 120)}`);
+    for (const i of c.invariants.filter((x) => x.status === 'fail')) lines.push(`      invariant ${i.id} (${i.rules.join(', ')}): ${i.detail ?? ''}`);
+    for (const p of c.problems) lines.push(`      ${p}`);
+  }
+  for (const id of report.stale) lines.push(`  STALE ${id}: listed as an expected failure but passes; remove it from the list`);
+  return lines;
+}
+
+/** The closing lines: the run's duration and its phases, then one verdict line per level (cases and properties together). */
+export function verdictLines(report: Report): string[] {
+  const lines = [`took ${durationText(report)}`];
+  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
+    const v = report.verdict[level];
+    lines.push(`${level.padEnd(6)} ${v.status.toUpperCase()}  (${v.pass}/${v.applicable} applicable pass${v.xfail ? `, ${v.xfail} expected failures` : ''})`);
+  }
+  return lines;
+}
+
+/** How many root causes the console lists before pointing at report.md. */
+export const CONSOLE_ROOT_CAUSES = 5;
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** The rules and the section a root cause is attributed to, e.g. `CIRCLE-4, CIRCLE-7; §4.3`; `max` rules at most. */
+function attribution(cause: RootCause, max = Infinity): string {
+  const rules = cause.rules.length > max ? [...cause.rules.slice(0, max), `+${cause.rules.length - max} more`] : cause.rules;
+  return [rules.join(', '), cause.section].filter(Boolean).join('; ') || 'no rule';
+}
+
+/** One line saying how many problems lie behind how many cases. */
+function problemsHeadline(report: Report): string {
+  const causes = report.root_causes;
+  return `${plural(causes.length, 'problem')} behind ${plural(casesWithCauses(causes), 'failing or errored case')}`;
+}
+
+/** Console lines for the root causes: a count, then the most common few. */
+function rootCauseLines(report: Report): string[] {
+  const causes = report.root_causes;
+  if (causes.length === 0) return [];
+  const lines = [`${problemsHeadline(report)}; the most common:`];
+  const width = String(causes[0]!.count).length;
+  for (const cause of causes.slice(0, CONSOLE_ROOT_CAUSES)) {
+    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(cause.key, 160)}`);
+  }
+  if (causes.length > CONSOLE_ROOT_CAUSES) lines.push(`  … and ${plural(causes.length - CONSOLE_ROOT_CAUSES, 'more problem')} (report.md, "Problems")`);
+  return lines;
+}
+
+const clipLine = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** Inline code that survives backticks inside the text. */
+function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest === 0 ? `${fence}${text}${fence}` : `${fence} ${text} ${fence}`;
+}
+
+/** The report.md lines for the root causes, shown before the per-case detail. */
+function rootCauseSection(report: Report): string[] {
+  const causes = report.root_causes;
+  if (causes.length === 0) return [];
+  const out = ['## Problems', '', `${problemsHeadline(report)}. Cases that fail for the same reason are counted as one problem; a case may show several (docs/reports.md, "Root causes").`, ''];
+  for (const [i, cause] of causes.entries()) {
+    out.push(`${i + 1}. **Problem ${i + 1}, seen in ${plural(cause.count, 'case')}** (${attribution(cause)}): ${code(cause.key)}`);
+    const e = cause.example;
+    const shownExample = e.path !== undefined
+      ? `${code(e.path)}: expected ${code(clip(e.expected, 160))}, got ${code(actualText({ matcher: e.matcher ?? '', actual: e.actual }, 160))}`
+      : clipLine((e.detail ?? '').split('\n').map((l) => l.trim()).filter(Boolean).join(' '), 400);
+    out.push(`   - e.g. ${e.case}: ${shownExample}`);
+    const listed = cause.cases.slice(0, 12).join(', ');
+    out.push(`   - cases: ${listed}${cause.cases.length > 12 ? `, … and ${cause.cases.length - 12} more` : ''}`);
+  }
+  return out;
+}
+
+/** Console lines for the properties: a count, then each failure with what differed and its reproducer. */
+export function propertyLines(report: Report): string[] {
+  const props = report.properties;
+  if (!props || props.length === 0) return [];
+  const count = (s: string): number => props.filter((p) => p.status === s).length;
+  const seed = props[0]?.seed;
+  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored, ${count('skipped')} skipped (seed ${seed}; repeat with --seed ${seed})`];
+  for (const p of props.filter((x) => x.status === 'fail' || x.status === 'errored')) {
+    lines.push(`  ${p.status.toUpperCase()} property ${p.id} [${p.rules.join(', ')}] after ${p.runs} runs`);
+    if (p.reason) lines.push(`      ${p.reason}`);
+    const ce = p.counterexample;
+    if (!ce) continue;
+    for (const f of ce.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${actualText(f, 120)}`);
+    for (const i of ce.invariants) lines.push(`      invariant ${i.id} (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
+    lines.push(`      shrunk to ${ce.steps} crystal step(s); as a tests.yaml case:`);
+    for (const l of ce.case_yaml.trimEnd().split('\n')) lines.push(`        ${l}`);
+  }
+  return lines;
+}
+
+/** The report.md section for properties. */
+function propertySection(report: Report): string[] {
+  const props = report.properties;
+  if (!props) return [];
+  const out = ['', '## Properties', '', `Generated scenarios, seed ${props[0]?.seed ?? '—'} (\`--seed\` repeats the run).`, '', '| property | rules | level | status | runs | note |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const p of props) out.push(`| ${p.id} | ${p.rules.join(', ')} | ${p.level} | ${p.status} | ${p.runs} | ${p.reason ?? ''} |`);
+  for (const p of props.filter((x) => x.counterexample)) {
+    const ce = p.counterexample!;
+    out.push('', `### property ${p.id} (${p.status})`, '', `Rules ${p.rules.join(', ')} · ${p.level} · broken: ${p.failed_rules.join(', ') || '—'}`, '', p.title, '');
+    for (const f of ce.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
+    for (const i of ce.invariants) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
+    if (ce.reason) out.push(`- errored: ${ce.reason}`);
+    out.push('', `Shrunk counterexample (${ce.steps} crystal steps, ${ce.shrinks} shrinks), ready to paste under \`cases:\` in tests.yaml:`, '', '```yaml', ce.case_yaml.trimEnd(), '```');
+  }
+  return out;
+}
+
+export function renderMarkdown(report: Report): string {
+  const impl = report.implementation;
+  const out: string[] = [];
+  out.push(`# Cantrip conformance report: ${impl.name} ${impl.version}`, '');
+  out.push(`Spec ${report.spec_version}, case format ${report.format_version}, features: ${impl.features.join(', ') || 'none'}.`);
+  out.push(`Run at ${report.environment.started_at} on Node ${report.environment.node} (${report.environment.platform}/${report.environment.arch}), ${durationText(report)}.`, '');
+  out.push('## Verdict', '', '| level | verdict | applicable | pass | fail | errored | xfail | skipped |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
+    const v = report.verdict[level];
+    out.push(`| ${level} | **${v.status}** | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} |`);
+  }
+  out.push('', '## Chapters', '', '| chapter | cases | pass | fail | errored | xfail | skipped |', '| --- | --- | --- | --- | --- | --- | --- |');
+  for (const ch of report.chapters) out.push(`| ${ch.chapter}. ${ch.title} | ${ch.total} | ${ch.pass} | ${ch.fail} | ${ch.errored} | ${ch.xfail} | ${ch.skipped} |`);
+  const broken = report.cases.filter((c) => c.status === 'fail' || c.status === 'errored' || c.stale);
+  const problems = rootCauseSection(report);
+  if (problems.length > 0) out.push('', ...problems);
+  out.push('', '## Failures', '');
+  if (broken.length === 0) out.push('None.');
+  for (const c of broken) {
+    out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')} · ${c.level} · ${c.source}`, '', c.description, '');
+    if (c.reason) out.push(`Reason: ${c.reason}`, '');
+    for (const f of c.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
+    for (const i of c.invariants.filter((x) => x.status === 'fail')) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
+    for (const p of c.problems) out.push(`- ${p}`);
+    out.push('');
+  }
+  out.push(...propertySection(report));
+  out.push('', '## Rules', '', '| rule | level | status | cases | properties |', '| --- | --- | --- | --- | --- |');
+  // An untested rule says why when the catalog marks it as beyond an adapter's reach.
+  const statusOf = (r: Report['rules'][number]): string => (r.status === 'untested' && r.testability !== 'behavioral' ? `untested (${r.testability})` : r.status);
+  for (const r of report.rules) out.push(`| ${r.id} ${r.title} | ${r.level} | ${statusOf(r)} | ${r.cases.join(', ') || '—'} | ${r.properties?.join(', ') || '—'} |`);
+  out.push('', '## Cases', '', '| case | rules | level | status | ms | note |', '| --- | --- | --- | --- | --- | --- |');
+  for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''}${c.attempts ? ` (${c.attempts} runs)` : ''} | ${c.duration_ms} | ${c.reason ?? ''} |`);
+  return `${out.join('\n')}\n`;
+}
+
+/** What a failed expectation found; for a length check, the count first, since the list may be long. */
+function actualText(f: { matcher: string; actual?: unknown }, max?: number): string {
+  const shown = max === undefined ? clip(f.actual) : clip(f.actual, max);
+  return f.matcher === 'length' && Array.isArray(f.actual) ? `${f.actual.length} items ${shown}` : shown;
+}

@@ -1,0 +1,194 @@
+/**
+ * Builds report.json from a suite result: cases, a roll-up per catalog rule, a summary per chapter,
+ * a verdict per level, and the failures grouped by root cause. Validated against
+ * `schemas/report.schema.json` before it is written.
+ */
+import { arch, cpus, platform } from 'node:os';
+import { loadCatalog, type Catalog } from '../../spec/catalog.ts';
+import { assertValid } from '../../schemas/loader.ts';
+import type { Description } from '../../schemas/adapter.ts';
+import type { Level } from '../case-file/types.ts';
+import type { CaseResult, CaseStatus, SuiteResult } from '../run/run.ts';
+import type { PropertyResult, PropertyStatus } from '../properties/run-properties.ts';
+import { rootCauses, type RootCause } from './root-causes.ts';
+
+export const REPORT_VERSION = 1;
+export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal', 3: 'The call', 4: 'The circle', 5: 'Composition', 6: 'The loom', 7: 'Production' };
+
+export type RuleStatus = CaseStatus | 'untested';
+type Counts = Record<CaseStatus, number>;
+
+export interface LevelVerdict extends Counts {
+  /** pass: every applicable case passed or is an expected failure, none is stale, and no property of the level failed or errored. */
+  status: 'pass' | 'fail' | 'no-cases';
+  applicable: number;
+  /** Property results of this level, when properties ran. */
+  properties?: Record<PropertyStatus, number>;
+}
+
+export interface RuleReport {
+  id: string;
+  title: string;
+  level: Level;
+  chapter: number;
+  testability: string;
+  status: RuleStatus;
+  /** Cases that list the rule. */
+  cases: string[];
+  /** Cases that show it broken (through an expectation or an ambient invariant). */
+  failed_by: string[];
+  /** Properties that check the rule, when properties ran. */
+  properties?: string[];
+  /** Properties that show it broken (through a check or an ambient invariant). */
+  failed_by_properties?: string[];
+}
+
+/** Where a run's time went, in ms: loading and checking before the first case, the cases (describe() included), the properties (0 when they did not run). */
+export interface Phases {
+  startup_ms: number;
+  cases_ms: number;
+  properties_ms: number;
+}
+
+/** When the run started and how long it took as a whole, with its phases (the CLI measures these). */
+export interface RunTiming {
+  started_at: string;
+  duration_ms: number;
+  phases: Phases;
+}
+
+export interface Report {
+  report_version: number;
+  implementation: Description;
+  spec_version: string;
+  format_version: 1;
+  environment: { node: string; platform: string; arch: string; cpus: number; case_file: string; started_at: string; duration_ms: number; phases?: Phases; filter: string[] };
+  summary: Counts & { total: number; stale: number };
+  verdict: Record<Level, LevelVerdict>;
+  chapters: ({ chapter: number; title: string; total: number } & Counts)[];
+  /** Failing and errored cases grouped by cause, most cases first (harness/report/root-causes.ts). */
+  root_causes: RootCause[];
+  cases: (Omit<CaseResult, 'position'> & { chapter: number; source: string })[];
+  rules: RuleReport[];
+  stale: string[];
+  /** Property results (harness/properties), when properties ran. */
+  properties?: PropertyResult[];
+  /** The signal that interrupted the run (SIGINT, SIGTERM): the report is partial, unfinished cases are errored. */
+  interrupted?: string;
+}
+
+const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0 });
+
+export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog; properties?: PropertyResult[]; interrupted?: string; timing?: RunTiming } = {}): Report {
+  const properties = options.properties;
+  const timing = options.timing ?? timingOf(suite, properties);
+  const catalog = options.catalog ?? loadCatalog();
+  const chapterOf = new Map(catalog.rules.map((r) => [r.id as string, r.chapter]));
+  const caseChapter = (c: CaseResult): number => chapterOf.get(c.rules[0] ?? '') ?? 0;
+  const summary = { ...zero(), total: suite.cases.length, stale: 0 };
+  for (const c of suite.cases) {
+    summary[c.status]++;
+    if (c.stale) summary.stale++;
+  }
+  const verdict = {} as Record<Level, LevelVerdict>;
+  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
+    const counts = zero();
+    const mine = suite.cases.filter((c) => c.level === level);
+    for (const c of mine) counts[c.status]++;
+    const applicable = mine.length - counts.skipped;
+    const broken = counts.fail + counts.errored + mine.filter((c) => c.stale).length;
+    verdict[level] = { status: applicable === 0 ? 'no-cases' : broken > 0 ? 'fail' : 'pass', applicable, ...counts };
+    if (properties) {
+      const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0 };
+      for (const r of properties.filter((x) => x.level === level)) p[r.status]++;
+      verdict[level].properties = p;
+      // A failing property fails its level as a failing case would; a passing one makes the level applicable.
+      if (p.fail + p.errored > 0) verdict[level].status = 'fail';
+      else if (verdict[level].status === 'no-cases' && p.pass > 0) verdict[level].status = 'pass';
+    }
+  }
+  const chapters = Object.entries(CHAPTERS).map(([n, title]) => {
+    const counts = zero();
+    const mine = suite.cases.filter((c) => caseChapter(c) === Number(n));
+    for (const c of mine) counts[c.status]++;
+    return { chapter: Number(n), title, total: mine.length, ...counts };
+  });
+  return {
+    report_version: REPORT_VERSION,
+    implementation: suite.description,
+    spec_version: suite.spec_version,
+    format_version: suite.format_version,
+    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: options.filter ?? [] },
+    summary,
+    verdict,
+    chapters,
+    root_causes: rootCauses(suite.cases),
+    cases: suite.cases.map(({ position, failures, ...c }) => ({
+      ...c,
+      // Only failed expectations are kept, without the bulky value of a passing check.
+      failures: failures.map(({ path, matcher, ok, expected, actual, why }) => ({ path, matcher, ok, expected, ...(actual !== undefined && { actual }), ...(why !== undefined && { why }) })),
+      chapter: caseChapter(c as CaseResult),
+      source: `${position.file}:${position.line}:${position.column}`,
+    })),
+    rules: catalog.rules.map((r) => (properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases))),
+    stale: suite.cases.filter((c) => c.stale).map((c) => c.id),
+    ...(properties && { properties }),
+    ...(options.interrupted && { interrupted: options.interrupted }),
+  };
+}
+
+const round = (ms: number): number => Math.round(ms * 100) / 100;
+
+/** Without the caller's clock: the suite's own time plus the properties', with no start-up measured. */
+function timingOf(suite: SuiteResult, properties: PropertyResult[] | undefined): RunTiming {
+  const propertiesMs = (properties ?? []).reduce((sum, p) => sum + p.duration_ms, 0);
+  return { started_at: suite.started_at, duration_ms: suite.duration_ms + propertiesMs, phases: { startup_ms: 0, cases_ms: suite.duration_ms, properties_ms: propertiesMs } };
+}
+
+const RANK: RuleStatus[] = ['fail', 'errored', 'xfail', 'pass', 'skipped', 'untested'];
+
+/** Folds property results into a rule's roll-up, with the same precedence as cases. */
+function withProperties(rule: RuleReport, properties: PropertyResult[]): RuleReport {
+  const listing = properties.filter((p) => p.rules.includes(rule.id));
+  const failedBy = properties.filter((p) => p.failed_rules.includes(rule.id));
+  let status: RuleStatus = 'untested';
+  if (failedBy.some((p) => p.status === 'fail')) status = 'fail';
+  else if (listing.some((p) => p.status === 'errored')) status = 'errored';
+  else if (listing.some((p) => p.status === 'pass')) status = 'pass';
+  else if (listing.length > 0) status = 'skipped';
+  const worst = RANK.indexOf(status) < RANK.indexOf(rule.status) ? status : rule.status;
+  return { ...rule, status: worst, properties: listing.map((p) => p.id), failed_by_properties: failedBy.map((p) => p.id) };
+}
+
+function rollUp(rule: Catalog['rules'][number], cases: CaseResult[]): RuleReport {
+  const listing = cases.filter((c) => c.rules.includes(rule.id));
+  const touching = cases.filter((c) => c.invariants.some((i) => i.rules.includes(rule.id) && i.status !== 'skipped'));
+  const failedBy = cases.filter((c) => c.failed_rules.includes(rule.id));
+  let status: RuleStatus;
+  if (failedBy.some((c) => c.status === 'fail')) status = 'fail';
+  else if (listing.some((c) => c.status === 'errored')) status = 'errored';
+  else if (failedBy.some((c) => c.status === 'xfail') || listing.some((c) => c.status === 'xfail')) status = 'xfail';
+  else if (listing.some((c) => c.status === 'pass') || touching.some((c) => c.status === 'pass')) status = 'pass';
+  else if (listing.length > 0) status = 'skipped';
+  else status = 'untested';
+  return {
+    id: rule.id,
+    title: rule.title,
+    level: rule.level,
+    chapter: rule.chapter,
+    testability: rule.testability,
+    status,
+    cases: listing.map((c) => c.id),
+    failed_by: failedBy.map((c) => c.id),
+  };
+}
+
+/** Exit code of a run: 0 when every applicable MUST case passed or is expected to fail and nothing is stale. */
+export function exitCode(report: Report): 0 | 1 {
+  return report.verdict.MUST.status === 'fail' || report.stale.length > 0 ? 1 : 0;
+}
+
+/** Throws when the report does not match its schema (a harness bug, never a verdict). */
+export function assertReportValid(report: Report): void {
+  assertValid('report', JSON.parse(JSON.stringify(report)), 'report.json');
+}

@@ -1,0 +1,198 @@
+/**
+ * Root causes: failures that share one cause are one problem. Every failing or errored case is broken
+ * down into causes — one per failed expectation, per cause line of a failed ambient invariant, per
+ * problem found while driving, or its error — each with the parts that vary from case to case (turn ids,
+ * array indices, action and crystal names, numbers) taken out. Cases with the same cause key form one
+ * group; the report lists the groups, most cases first (docs/reports.md, "Root causes").
+ */
+import { RULE_IDS } from '../../spec/catalog.ts';
+import { normalisePointer, parseCauseKey, problemsInText, rulesForProblem, schemaCause } from '../judge/schema-rules.ts';
+
+/** What a case result must carry to be grouped (a `CaseResult` or a report.json case both do). */
+export interface CaseFailures {
+  id: string;
+  status: string;
+  rules: string[];
+  reason?: string;
+  failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string }[];
+  invariants: { id: string; rules: string[]; status: string; detail?: string; cause?: string }[];
+  problems: string[];
+}
+
+export type RootCauseKind = 'invariant' | 'expectation' | 'problem' | 'errored';
+
+/** One case's instance of a cause, for the reader to look at. */
+export interface RootCauseExample {
+  case: string;
+  /** For an invariant, a driving problem or an error: the text, clipped. */
+  detail?: string;
+  /** For an expectation: what it checked and what it found. */
+  path?: string;
+  matcher?: string;
+  expected?: unknown;
+  actual?: unknown;
+  why?: string;
+}
+
+/** One problem and the cases that show it. */
+export interface RootCause {
+  /** The cause key: what differed, with case-specific parts normalised away. */
+  key: string;
+  kind: RootCauseKind;
+  /** The rules the problem is attributed to, in catalog order (may be empty when only a section applies). */
+  rules: string[];
+  /** The spec section that describes what failed, when the cause is a schema requirement. */
+  section?: string;
+  /** How many cases show it (the length of `cases`). */
+  count: number;
+  /** The ids of those cases, in run order. */
+  cases: string[];
+  /** The first case's instance. */
+  example: RootCauseExample;
+}
+
+/** Case statuses whose causes are grouped: failures and errors, not expected failures. */
+export const GROUPED_STATUSES: readonly string[] = ['fail', 'errored'];
+
+/** The schema an ambient invariant validates against, to read its problems back from `detail`. */
+const SCHEMA_OF_INVARIANT: Record<string, string> = { 'turn-schema': 'turn', 'request-schema': 'crystal-request' };
+
+const MAX_DETAIL = 600;
+const clipText = (text: string, max = MAX_DETAIL): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** Words after which the next token names something of one case (an id, an action, a crystal). */
+const NAMING_WORDS = ['turn', 'turns', 'parent', 'entity', 'entities', 'id', 'ids', 'case', 'cast', 'action', 'crystal', 'request', 'child', 'thread', 'gate_call', 'tool_call'];
+/** Tokens that are English, not a name, after a naming word ("turn id X", "turn of ..."). */
+const NOT_NAMES = new Set(['is', 'are', 'was', 'were', 'has', 'have', 'had', 'id', 'ids', 'of', 'the', 'a', 'an', 'and', 'or', 'to', 'in', 'at', 'with', 'for', 'by', 'not', 'says', 'said', 'that', 'which', 'lacks', 'appears', 'its', 'no', 'none', 'from', 'on', 'did', 'does', 'do', 'will', 'would', 'should', 'must', 'may', 'can', 'cannot', 'record', 'records', 'recorded', 'marked', 'ended', 'ends', 'threw', 'returned']);
+const PLACEHOLDER = '…';
+
+/**
+ * Takes the case-specific parts out of a sentence: quoted text, the name after words like `turn` or
+ * `entity`, any token holding a digit, a single word in parentheses and, with `label`, a lowercase label
+ * before the first colon (invariants start some details with the action's name). What stays is the
+ * structure of the message.
+ */
+export function normaliseText(text: string, options: { label?: boolean } = {}): string {
+  let s = text.trim();
+  s = s.replace(/"(?:[^"\\]|\\.)*"/g, `"${PLACEHOLDER}"`).replace(/'[^'\n]*'/g, `'${PLACEHOLDER}'`).replace(/`[^`\n]*`/g, `\`${PLACEHOLDER}\``);
+  if (options.label) s = s.replace(/^[a-z][\w.-]*:(?=\s)/, `${PLACEHOLDER}:`);
+  // A lookbehind, so that in "turn id X" both "id" (kept: not a name) and X (replaced) are looked at.
+  const naming = new RegExp(`(?<=\\b(?:${NAMING_WORDS.join('|')})\\s+)[^\\s,;:()\\[\\]'"\`#…]+`, 'gi');
+  s = s.replace(naming, (name) => (NOT_NAMES.has(name.toLowerCase()) ? name : PLACEHOLDER));
+  s = s.replace(/#?[\w.-]*\d[\w.-]*/g, '#');
+  s = s.replace(/\(\s*[^\s()]+\s*\)/g, `(${PLACEHOLDER})`);
+  return s.replace(/\s+/g, ' ');
+}
+
+const jsonType = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+/** A value that reads as one of a few named states (`terminated`, `true`, `null`), not as data. */
+const stateLike = (v: unknown): boolean => v === null || typeof v === 'boolean' || (typeof v === 'string' && /^[a-z][a-z_]{0,31}$/.test(v));
+const shown = (v: unknown): string => (stateLike(v) ? JSON.stringify(v) : jsonType(v));
+
+/**
+ * The shape of a failed expectation's difference: for `equals` between named states, the two states
+ * (`"terminated" → "truncated"`); otherwise the matcher's own explanation with numbers taken out.
+ */
+export function expectationShape(f: CaseFailures['failures'][number]): string {
+  const wanted = typeof f.expected === 'object' && f.expected !== null ? (f.expected as Record<string, unknown>)[f.matcher] : f.expected;
+  if (f.actual !== undefined && f.matcher === 'equals' && (stateLike(wanted) || stateLike(f.actual))) return `${shown(wanted)} → ${shown(f.actual)}`;
+  return normaliseText((f.why ?? (f.actual === undefined ? 'nothing at this path' : 'values differ')).split('\n')[0]!);
+}
+
+interface Sighting {
+  key: string;
+  kind: RootCauseKind;
+  rules: string[];
+  section?: string;
+  example: RootCauseExample;
+}
+
+/** The cause lines of a failed invariant: its own `cause`, else what its `detail` says, normalised. */
+export function invariantCauses(inv: CaseFailures['invariants'][number]): string[] {
+  if (inv.cause?.trim()) return inv.cause.split('\n').map((l) => l.trim()).filter(Boolean);
+  const detail = inv.detail ?? '';
+  const problems = problemsInText(detail);
+  if (problems.length > 0) {
+    const schema = SCHEMA_OF_INVARIANT[inv.id];
+    if (schema) return schemaCause(schema, problems).split('\n');
+    return [...new Set(problems.map((p) => `${normalisePointer(p.pointer)} [${p.keyword}]`))].sort();
+  }
+  const first = detail.split('\n').find((l) => l.trim() !== '') ?? '(no detail)';
+  return [normaliseText(first, { label: true })];
+}
+
+/** For a schema cause line, the detail's header and the one problem line behind it. */
+function exampleDetail(detail: string | undefined, line: string): string {
+  const text = detail ?? '';
+  const parsed = parseCauseKey(line);
+  if (!parsed) return clipText(text);
+  const lines = text.split('\n');
+  const match = lines.find((l) => {
+    const [p] = problemsInText(l);
+    return p !== undefined && normalisePointer(p.pointer) === parsed.pointer && p.keyword === parsed.keyword;
+  });
+  return clipText(match ? `${lines[0]!.trim()} ${match.trim()}` : text);
+}
+
+/** Every cause one case shows, each once. */
+export function sightings(c: CaseFailures): Sighting[] {
+  const out: Sighting[] = [];
+  if (c.status === 'errored') {
+    const reason = c.reason ?? '(no reason given)';
+    out.push({ key: `errored: ${normaliseText(reason.split('\n')[0]!)}`, kind: 'errored', rules: c.rules, example: { case: c.id, detail: clipText(reason) } });
+  }
+  for (const f of c.failures) {
+    out.push({
+      key: `expectation ${f.path} ${f.matcher}: ${expectationShape(f)}`,
+      kind: 'expectation',
+      rules: c.rules,
+      example: { case: c.id, path: f.path, matcher: f.matcher, expected: f.expected, ...(f.actual !== undefined && { actual: f.actual }), ...(f.why !== undefined && { why: f.why }) },
+    });
+  }
+  for (const inv of c.invariants.filter((i) => i.status === 'fail')) {
+    for (const line of invariantCauses(inv)) {
+      const parsed = parseCauseKey(line);
+      const attributed = parsed ? rulesForProblem(parsed.schema, parsed) : undefined;
+      out.push({
+        key: `invariant ${inv.id}: ${line}`,
+        kind: 'invariant',
+        // A schema cause names its own rules; any other cause carries the invariant's.
+        rules: attributed && (attributed.rules.length > 0 || attributed.section) ? attributed.rules : inv.rules,
+        ...(attributed?.section && { section: attributed.section }),
+        example: { case: c.id, detail: exampleDetail(inv.detail, line) },
+      });
+    }
+  }
+  for (const p of c.problems) out.push({ key: `problem: ${normaliseText(p.split('\n')[0]!)}`, kind: 'problem', rules: c.rules, example: { case: c.id, detail: clipText(p) } });
+  const seen = new Set<string>();
+  return out.filter((s) => !seen.has(s.key) && seen.add(s.key));
+}
+
+const ORDER = new Map<string, number>(RULE_IDS.map((id, i) => [id, i]));
+const byCatalog = (a: string, b: string): number => (ORDER.get(a) ?? 1e9) - (ORDER.get(b) ?? 1e9) || a.localeCompare(b);
+
+/** Groups the causes of every failing or errored case; most cases first, then by key. */
+export function rootCauses(cases: readonly CaseFailures[]): RootCause[] {
+  const groups = new Map<string, RootCause & { ruleSet: Set<string> }>();
+  for (const c of cases) {
+    if (!GROUPED_STATUSES.includes(c.status)) continue;
+    for (const s of sightings(c)) {
+      let g = groups.get(s.key);
+      if (!g) {
+        g = { key: s.key, kind: s.kind, rules: [], ...(s.section && { section: s.section }), count: 0, cases: [], example: s.example, ruleSet: new Set() };
+        groups.set(s.key, g);
+      }
+      g.cases.push(c.id);
+      g.count++;
+      for (const r of s.rules) g.ruleSet.add(r);
+    }
+  }
+  return [...groups.values()]
+    .map(({ ruleSet, ...g }) => ({ ...g, rules: [...ruleSet].sort(byCatalog) }))
+    .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+}
+
+/** How many cases show at least one of the causes. */
+export function casesWithCauses(causes: readonly RootCause[]): number {
+  return new Set(causes.flatMap((c) => c.cases)).size;
+}

@@ -1,0 +1,107 @@
+/**
+ * The reference through each wire transport (its own providers against the crystal server) gives the
+ * same verdict as through the callback on every case both run, and every wire-only case passes: the
+ * harness's checks apply unchanged to requests parsed back from the wire (issue 13).
+ */
+import { describe, it, expect, beforeAll } from 'vitest';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import type { Adapter, CrystalTransport } from '../../schemas/adapter.ts';
+import { createReferenceAdapter } from '../../reference/adapter/index.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite, type SuiteResult } from './run.ts';
+
+const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+const factory = () => createReferenceAdapter();
+// Reference instances share nothing, and each case gets its own server, so waiting cases may overlap (as in npm start).
+const JOBS = 6;
+const WIRE: CrystalTransport[] = ['openai', 'openai-stream', 'anthropic', 'anthropic-stream', 'gemini', 'gemini-stream'];
+
+describe('crystal transports: the reference over the providers\' wire formats', () => {
+  let callback: SuiteResult;
+  beforeAll(async () => {
+    callback = await runSuite(file, factory, { jobs: JOBS });
+  }, 180_000);
+
+  for (const transport of WIRE) {
+    it(`${transport}: the same verdicts as the callback, and the wire cases pass`, async () => {
+      const wire = await runSuite(file, factory, { crystalTransport: transport, jobs: JOBS });
+      const byId = new Map(callback.cases.map((c) => [c.id, c.status]));
+      const differing = wire.cases.filter((c) => c.status !== 'skipped' && byId.get(c.id) !== 'skipped' && byId.get(c.id) !== c.status);
+      expect(differing.map((c) => ({ id: c.id, wire: c.status, reason: c.reason, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }))).toEqual([]);
+      const broken = wire.cases.filter((c) => c.status === 'fail' || c.status === 'errored').map((c) => c.id);
+      expect(broken).toEqual([]);
+      const wireOnly = wire.cases.filter((c) => c.status === 'pass' && byId.get(c.id) === 'skipped');
+      expect(wireOnly.length).toBeGreaterThanOrEqual(4);
+      // The wire-format invariant looked at real requests in the cases that ran.
+      expect(wire.cases.some((c) => c.invariants.some((i) => i.id === 'wire-format' && i.status === 'pass'))).toBe(true);
+    }, 180_000);
+  }
+
+  it('a transport the implementation does not declare skips every case with the reason', async () => {
+    const callbackOnly = () => {
+      const adapter = createReferenceAdapter();
+      const describe = adapter.describe.bind(adapter);
+      adapter.describe = async () => ({ ...(await describe()), crystal_transports: ['callback'] });
+      return adapter;
+    };
+    const suite = await runSuite(file, callbackOnly, { crystalTransport: 'openai', filter: ['LOOP-3'] });
+    expect(suite.cases.length).toBeGreaterThan(0);
+    expect(suite.cases.every((c) => c.status === 'skipped' && (c.reason ?? '').includes('crystal transport not declared'))).toBe(true);
+  });
+});
+
+/** Resolves true when a TCP connection to 127.0.0.1:port succeeds, false when it is refused. */
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('the crystal server of a case that errors is closed', () => {
+  /** The reference, recording the ports of its crystal endpoints; its cast runs for real, then throws or never answers. */
+  function breaking(mode: 'throws' | 'hangs') {
+    const ports: number[] = [];
+    const factory = (): Adapter => {
+      const adapter = createReferenceAdapter();
+      const construct = adapter.construct.bind(adapter);
+      adapter.construct = async (setup, host) => {
+        for (const endpoint of Object.values(setup.crystal_endpoints ?? {})) ports.push(Number(new URL(endpoint.base_url).port));
+        return construct(setup, host);
+      };
+      const cast = adapter.cast.bind(adapter);
+      adapter.cast = async (handle, intent) => {
+        await cast(handle, intent);
+        if (mode === 'throws') throw new Error('the adapter breaks after its cast');
+        return new Promise(() => undefined);
+      };
+      return adapter;
+    };
+    return { ports, factory };
+  }
+
+  for (const transport of ['openai', 'gemini-stream'] as const) {
+    it(`${transport}: after the adapter throws mid-case, the port refuses connections`, async () => {
+      const { ports, factory } = breaking('throws');
+      const suite = await runSuite(file, factory, { crystalTransport: transport, filter: ['done-ends-cast-with-answer'] });
+      expect(suite.cases.map((c) => c.status)).toEqual(['errored']);
+      expect(ports.length).toBeGreaterThan(0);
+      for (const port of ports) expect(await canConnect(port)).toBe(false);
+    }, 120_000);
+  }
+
+  it('after a case times out with its cast still pending, the port refuses connections', async () => {
+    const { ports, factory } = breaking('hangs');
+    // The cast never answers, so the case times out whatever the limit; a short one keeps the test short.
+    const suite = await runSuite(file, factory, { crystalTransport: 'anthropic', filter: ['done-ends-cast-with-answer'], timeoutMs: 1500 });
+    expect(suite.cases[0]).toMatchObject({ status: 'errored', timed_out: true });
+    expect(ports.length).toBeGreaterThan(0);
+    for (const port of ports) expect(await canConnect(port)).toBe(false);
+  }, 120_000);
+});

@@ -1,0 +1,118 @@
+/**
+ * The verifier-ward and child-circle-ward case families of tests.yaml can fail: each purpose-built
+ * defect (fixtures/lineage/ward-defects.ts, the reference with one behaviour broken) fails exactly the
+ * cases of its behaviour, on their named rules, by their own expectations; the reference passes them
+ * all; and the conformant variant, which does not declare the features, gets them skipped with the reason.
+ */
+import { describe, it, expect, beforeAll } from 'vitest';
+import { join } from 'node:path';
+import type { Adapter, Host } from '../../schemas/adapter.ts';
+import { Miniature } from '../../fixtures/miniatures/miniature.ts';
+import { WARD_DEFECTS, withWardDefect, type WardDefect } from '../../fixtures/lineage/ward-defects.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite, type AdapterFactory } from './run.ts';
+import type { CaseFile } from '../case-file/types.ts';
+
+const FEATURES = ['verifier-wards', 'child-circle-wards'];
+
+const VERIFIER_CASES = [
+  'verifier-refused-call-never-runs-and-is-observed',
+  'verifier-first-refusal-by-priority-is-the-one-named',
+  'verifier-entity-corrects-itself-and-finishes',
+  'verifier-arguments-schema-refuses-bad-arguments',
+  'verifier-refusals-in-a-row-truncate-the-cast',
+  'verifier-child-runs-its-parents-verifiers',
+  'verifier-refuses-a-call-made-from-code',
+];
+const CHILD_LIMIT_CASES = [
+  'child-limits-disallowed-medium-refused-before-the-child-runs',
+  'child-limits-denied-gate-refused-compliant-child-runs',
+  'child-limits-gate-off-the-allow-list-refused',
+  'child-limits-turn-cap-over-the-ceiling-refused',
+  'child-limits-batch-refuses-only-the-breaking-child',
+];
+
+/**
+ * The reference, reading LOOP-4's SHOULD the other way: after a truncated cast it asks its crystal once
+ * more (for a summary). The kit must tell that query from a turn, whatever ward cut the cast off.
+ */
+const asksForASummary = (reference: AdapterFactory): AdapterFactory => async () => {
+  const inner = await reference();
+  const hosts = new Map<string, { host: Host; crystal: string }>();
+  return Object.assign(Object.create(inner) as Adapter, {
+    construct: async (setup: Parameters<Adapter['construct']>[0], host: Host) => {
+      const built = await inner.construct(setup, host);
+      if (built.ok && setup.crystal) hosts.set(built.value.cantrip, { host, crystal: setup.crystal.name });
+      return built;
+    },
+    cast: async (cantrip: string, intent?: string) => {
+      const outcome = await inner.cast(cantrip, intent);
+      const bridge = hosts.get(cantrip);
+      if (outcome.ok && outcome.value.status === 'truncated' && bridge && intent) {
+        await bridge.host.queryCrystal(bridge.crystal, { messages: [{ role: 'user', content: intent }, { role: 'user', content: 'Summarise what was done.' }] });
+      }
+      return outcome;
+    },
+  });
+};
+
+/** Each defect, the cases it must fail (and no others of the two families), and rules they must report. */
+const EXPECTED: Record<WardDefect, { cases: string[]; rules: string[]; witness: RegExp }> = {
+  // Every verifier case sees the refused gate run (the gate log has the call).
+  'verifier-runs-gate-anyway': { cases: VERIFIER_CASES, rules: ['CIRCLE-6'], witness: /^(gates\.|gate_log)/ },
+  // The child's call reached the gate and was recorded as a success.
+  'children-skip-verifiers': { cases: ['verifier-child-runs-its-parents-verifiers'], rules: ['WARD-1'], witness: /^(gates\.|loom\.spawned)/ },
+  // The refusal reaches the parent, but too late: the child's crystal was queried and its turns recorded.
+  'child-limits-checked-after-the-child-ran': { cases: CHILD_LIMIT_CASES, rules: ['COMP-1', 'WARD-1'], witness: /^(requests\.child|loom\.spawned)/ },
+};
+
+describe('lineage wards: verifier and child-circle case families', () => {
+  let file: CaseFile;
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+
+  it('the families are in tests.yaml as listed here, each case requiring its feature', () => {
+    const lineage = file.cases.filter((c) => (c.requires ?? []).some((f) => FEATURES.includes(f)));
+    expect(lineage.map((c) => c.id).sort()).toEqual([...VERIFIER_CASES, ...CHILD_LIMIT_CASES].sort());
+  });
+
+  it('the reference passes every case of both families', async () => {
+    const suite = await runSuite(file, reference, { filter: FEATURES });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual([...VERIFIER_CASES, ...CHILD_LIMIT_CASES].map((id) => [id, 'pass', [], []]));
+  });
+
+  it('the conformant variant does not declare the features: every case is skipped with the reason', async () => {
+    const suite = await runSuite(file, () => new Miniature(), { filter: FEATURES });
+    expect(suite.cases.length).toBe(VERIFIER_CASES.length + CHILD_LIMIT_CASES.length);
+    for (const c of suite.cases) {
+      expect(c.status, c.id).toBe('skipped');
+      expect(c.reason, c.id).toMatch(/^feature not declared: .*(verifier-wards|child-circle-wards)/);
+    }
+  });
+
+  it('LOOP-4: the truncation case passes on an implementation that asks its crystal for a summary after the cut', async () => {
+    const suite = await runSuite(file, asksForASummary(reference), { filter: ['verifier-refusals-in-a-row-truncate-the-cast'] });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual([['verifier-refusals-in-a-row-truncate-the-cast', 'pass', [], []]]);
+  });
+
+  for (const defect of WARD_DEFECTS) {
+    it(`${defect}: fails exactly its cases, on ${EXPECTED[defect].rules.join(', ')}, by their own expectations`, async () => {
+      const suite = await runSuite(file, withWardDefect(defect, reference), { filter: FEATURES });
+      expect(suite.cases.filter((c) => c.status === 'errored').map((c) => [c.id, c.reason])).toEqual([]);
+      const failed = suite.cases.filter((c) => c.status === 'fail');
+      expect(failed.map((c) => c.id).sort()).toEqual([...EXPECTED[defect].cases].sort());
+      const rules = new Set(failed.flatMap((c) => c.failed_rules));
+      for (const rule of EXPECTED[defect].rules) expect(rules, `rule ${rule} should be reported broken`).toContain(rule);
+      // A behaviour defect, caught by what each case expects, not by a malformed loom.
+      for (const c of failed) {
+        // Among what failed, the expectation that watches the broken behaviour itself.
+        expect(c.failures.map((f) => f.path).some((path) => EXPECTED[defect].witness.test(path)), c.id).toBe(true);
+        expect(c.invariants.filter((i) => i.status === 'fail').map((i) => i.id), c.id).toEqual([]);
+      }
+    });
+  }
+});

@@ -1,0 +1,316 @@
+/**
+ * Runs planned cases, each against a fresh adapter instance, with a per-case time limit. An adapter
+ * exception or a timeout makes that case `errored` and the run goes on; `dispose()` is always called.
+ * The run stops waiting early in two ways, and then reports every remaining case `errored` with the
+ * reason, without running it: when the adapter has left several cases in a row unanswered
+ * (harness/adapters/unanswered.ts), and when the caller's abort signal fires (Ctrl-C).
+ *
+ * Cases run one after another, in plan order, by default. With `jobs` above 1, the cases that script a
+ * wait (harness/drive/scripted-waits.ts) start ahead of their turn and run alongside the others, up to `jobs`
+ * cases at once, while the rest still run one at a time in plan order: a case that computes never
+ * shares the processor with another that computes, so its time limit means what it meant in a
+ * sequential run. Whatever order cases finish in, results are taken in plan order: the report,
+ * `onCase` and the unanswered streak see the plan's order.
+ */
+import { setMaxListeners } from 'node:events';
+import type { Adapter, CrystalTransport, Description } from '../../schemas/adapter.ts';
+import type { CaseFile, Level, LoadedCase } from '../case-file/types.ts';
+import { checkExpectations, type ExpectationResult } from '../judge/expectations.ts';
+import { driveCase } from '../drive/drive.ts';
+import { checkInvariants, type InvariantResult } from '../judge/invariants.ts';
+import { planCases } from '../plan/plan.ts';
+import { scriptsAWait } from '../drive/scripted-waits.ts';
+import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
+import { GIVE_UP_AFTER, UnansweredStreak } from '../adapters/unanswered.ts';
+
+export type CaseStatus = 'pass' | 'fail' | 'skipped' | 'errored' | 'xfail';
+export type AdapterFactory = () => Adapter | Promise<Adapter>;
+
+export const DEFAULT_CASE_TIMEOUT_MS = 10_000;
+/** Bound on dispose(), so a stuck adapter cannot hang the run. */
+const DISPOSE_TIMEOUT_MS = 2_000;
+
+export interface CaseResult {
+  id: string;
+  rules: string[];
+  level: Level;
+  requires: string[];
+  description: string;
+  status: CaseStatus;
+  duration_ms: number;
+  /** Why the case was skipped or errored. */
+  reason?: string;
+  /** Set when the case ran out of its time limit (as opposed to an adapter that threw). */
+  timed_out?: boolean;
+  /** Runs of the case when a run missed its timing premise (harness/run/timing-premise.ts); the result is the last run's. */
+  attempts?: number;
+  /** Failed expectations, with path, expected and actual. */
+  failures: ExpectationResult[];
+  /** How many expectations were checked. */
+  expectations: number;
+  invariants: InvariantResult[];
+  /** Failures found while driving (a script ran out, a turn reference found nothing). */
+  problems: string[];
+  /** Rules this case shows broken: its own when an expectation failed, an invariant's when one did. */
+  failed_rules: string[];
+  /** Listed as an expected failure but passed. */
+  stale?: boolean;
+  position: { file: string; line: number; column: number };
+}
+
+export interface RunOptions {
+  /** Filter terms (case id, rule id, rule family, feature). */
+  filter?: string[];
+  timeoutMs?: number;
+  /** Case ids expected to fail. */
+  expectedFailures?: ReadonlySet<string>;
+  /** Called after each case, for progress lines. */
+  onCase?: (result: CaseResult, done: number, total: number) => void;
+  /** Cases in a row left unanswered for one cause before the rest are errored without running (0: never). */
+  giveUpAfter?: number;
+  /** Interrupts the run: the running case and every later one are errored, with the signal's reason. */
+  signal?: AbortSignal;
+  /** How the scripted crystals reach the implementation (default `callback`); it must be declared in describe(). */
+  crystalTransport?: CrystalTransport;
+  /**
+   * Most cases running at once (default 1: one after another). Only cases that script a wait run
+   * alongside others; each one has an adapter instance of its own, so the implementation must tolerate
+   * several instances at once.
+   */
+  jobs?: number;
+}
+
+export interface SuiteResult {
+  description: Description;
+  file: string;
+  spec_version: string;
+  format_version: 1;
+  started_at: string;
+  duration_ms: number;
+  cases: CaseResult[];
+  /** Why the run stopped waiting before its last case (the adapter gave no answers, or an interruption). */
+  stopped?: string;
+}
+
+class CaseTimeout extends Error {}
+class Interrupted extends Error {}
+
+/** An adapter may say what it is still waiting for, to make a timeout's reason precise (the stdio adapter does). */
+interface SaysWhatItAwaits {
+  waitingFor?(): string | undefined;
+}
+
+function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CaseTimeout(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
+/** Why the run was interrupted, in words. */
+function interruption(signal: AbortSignal): string {
+  return `the run was interrupted (${String(signal.reason)})`;
+}
+
+/** `work`, unless `signal` fires first: then an {@link Interrupted} rejection. */
+function interruptible<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(new Interrupted(interruption(signal)));
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Interrupted(interruption(signal)));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** The implementation's self-description, from a throwaway instance. */
+export async function describeAdapter(factory: AdapterFactory): Promise<Description> {
+  const adapter = await factory();
+  try {
+    return await bounded(adapter.describe(), DEFAULT_CASE_TIMEOUT_MS, 'describe()');
+  } finally {
+    await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
+  }
+}
+
+export async function runSuite(file: CaseFile, factory: AdapterFactory, options: RunOptions = {}): Promise<SuiteResult> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const description = await describeAdapter(factory);
+  const transport = options.crystalTransport ?? 'callback';
+  const plan = planCases(file.cases, description, options.filter ?? [], transport);
+  const jobs = Math.max(1, Math.floor(options.jobs ?? 1));
+  // Each running case listens on the run's signal twice (making its adapter, driving it) and stops
+  // listening when done: `jobs` cases at once are that many listeners, not a leak.
+  if (options.signal) setMaxListeners(Math.max(10, 2 * jobs + 2), options.signal);
+  const cases: CaseResult[] = [];
+  const streak = new UnansweredStreak(options.giveUpAfter ?? GIVE_UP_AFTER);
+  let gaveUp: string | undefined;
+  /** Results by plan index as they come in, and which of them come from a case that ran. */
+  const finished: (CaseResult | undefined)[] = [];
+  const ran = new Set<number>();
+  /** Takes every finished result that is next in plan order. */
+  const take = (): void => {
+    while (finished[cases.length]) {
+      const result = finished[cases.length]!;
+      if (ran.has(cases.length)) gaveUp ??= streak.record(result);
+      applyExpectedFailure(result, options.expectedFailures);
+      cases.push(result);
+      options.onCase?.(result, cases.length, plan.length);
+    }
+  };
+  // Two queues in plan order: cases that may run alongside others, and the rest, which run one at a time.
+  const waiting: number[] = [];
+  const computing: number[] = [];
+  for (const [index, planned] of plan.entries()) {
+    if (planned.skip) finished[index] = base(planned.case, 'skipped', 0, planned.skip);
+    else (jobs > 1 && scriptsAWait(planned.case) ? waiting : computing).push(index);
+  }
+  take();
+  const running = new Set<Promise<void>>();
+  let computingRuns = false;
+  let waitingRuns = 0;
+  const start = (index: number, waits: boolean): void => {
+    if (waits) waitingRuns++;
+    else computingRuns = true;
+    const run: Promise<void> = runCase(plan[index]!.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal, transport).then((result) => {
+      finished[index] = result;
+      ran.add(index);
+      running.delete(run);
+      if (waits) waitingRuns--;
+      else computingRuns = false;
+    });
+    running.add(run);
+  };
+  while (waiting.length > 0 || computing.length > 0) {
+    // Every finished case is taken before the next start, so a give-up or an interruption stops the rest.
+    const stop = options.signal?.aborted ? interruption(options.signal) : gaveUp;
+    if (stop) {
+      for (const index of [...waiting.splice(0), ...computing.splice(0)]) finished[index] = base(plan[index]!.case, 'errored', 0, `not run: ${stop}`);
+      break;
+    }
+    if (computing.length > 0 && !computingRuns) start(computing.shift()!, false);
+    // Cases that wait start ahead of their turn, but always leave one place to the cases that compute.
+    else if (waiting.length > 0 && waitingRuns < jobs - (computing.length > 0 || computingRuns ? 1 : 0)) start(waiting.shift()!, true);
+    else {
+      await Promise.race(running);
+      take();
+    }
+  }
+  while (running.size > 0) {
+    await Promise.race(running);
+    take();
+  }
+  take();
+  const stopped = options.signal?.aborted ? interruption(options.signal) : gaveUp;
+  return {
+    description,
+    file: file.file,
+    spec_version: file.spec_version,
+    format_version: 1,
+    started_at: startedAt,
+    duration_ms: round(performance.now() - started),
+    cases,
+    ...(stopped && { stopped }),
+  };
+}
+
+/**
+ * Runs one case on a fresh adapter; never throws. A case with a timing premise that a run misses runs
+ * again on a fresh adapter with its times scaled up, up to {@link PREMISE_ATTEMPTS} runs
+ * (harness/run/timing-premise.ts); the result is the last run's, and `duration_ms` covers them all.
+ */
+export async function runCase(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal, transport: CrystalTransport = 'callback'): Promise<CaseResult> {
+  const started = performance.now();
+  for (let attempt = 1; ; attempt++) {
+    const scaled = attempt === 1 ? c : withTimesScaled(c, PREMISE_TIME_FACTOR ** (attempt - 1), defaultTimeoutMs);
+    const { result, premiseMissed } = await runDrive(scaled, factory, description, defaultTimeoutMs, signal, transport);
+    if (premiseMissed === undefined || attempt === PREMISE_ATTEMPTS || signal?.aborted) {
+      const duration_ms = round(performance.now() - started);
+      if (attempt === 1) return result;
+      if (premiseMissed === undefined) return { ...result, duration_ms, attempts: attempt };
+      // Never reaching what the case is about says nothing about the rules: errored, with what was missed.
+      return { ...base(c, 'errored', duration_ms, `timing premise missed in all ${attempt} runs (scripted times up to ${PREMISE_TIME_FACTOR ** (attempt - 1)}x): ${premiseMissed}`), attempts: attempt };
+    }
+  }
+}
+
+/**
+ * One run of a case on a fresh adapter, judged; never throws. A run that missed the case's timing
+ * premise is not judged: it comes back with what it missed.
+ */
+async function runDrive(
+  c: LoadedCase,
+  factory: AdapterFactory,
+  description: Description,
+  defaultTimeoutMs: number,
+  signal: AbortSignal | undefined,
+  transport: CrystalTransport,
+): Promise<{ result: CaseResult; premiseMissed?: string }> {
+  const started = performance.now();
+  const elapsed = (): number => round(performance.now() - started);
+  let adapter: Adapter | undefined;
+  /** Closes the case's crystal server, if it has one, even when the drive is left hanging. */
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    adapter = await interruptible(Promise.resolve(factory()), signal);
+    const drive = await interruptible(bounded(driveCase(c, adapter, description, transport, closers), c.timeout_ms ?? defaultTimeoutMs, `case ${c.id}`), signal);
+    const broken = drive.faults.find((f) => f.kind === 'error');
+    if (broken) return { result: base(c, 'errored', elapsed(), broken.message) };
+    // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
+    const inexpressible = drive.faults.find((f) => f.kind === 'skip');
+    if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
+    const premiseMissed = missedPremise(c, drive);
+    if (premiseMissed !== undefined) return { result: base(c, 'errored', elapsed(), 'timing premise missed'), premiseMissed };
+    const checked = checkExpectations(c.expect, drive);
+    const failures = checked.filter((e) => !e.ok);
+    const invariants = checkInvariants(c, drive);
+    const problems = drive.faults.map((f) => f.message);
+    const failedRules = new Set<string>(failures.length > 0 || problems.length > 0 ? c.rules : []);
+    for (const inv of invariants) if (inv.status === 'fail') inv.rules.forEach((r) => failedRules.add(r));
+    const status: CaseStatus = failedRules.size > 0 ? 'fail' : 'pass';
+    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] } };
+  } catch (error) {
+    if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
+    if (error instanceof CaseTimeout) {
+      const awaited = (adapter as SaysWhatItAwaits | undefined)?.waitingFor?.();
+      return { result: { ...base(c, 'errored', elapsed(), awaited ? `${error.message}; still waiting for ${awaited}` : error.message), timed_out: true } };
+    }
+    return { result: base(c, 'errored', elapsed(), `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`) };
+  } finally {
+    // The port closes first: a provider still waiting on it fails at once, which unblocks a hung case.
+    await Promise.all(closers.map((close) => close()));
+    if (adapter) await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
+  }
+}
+
+function base(c: LoadedCase, status: CaseStatus, duration: number, reason?: string): CaseResult {
+  return {
+    id: c.id,
+    rules: c.rules,
+    level: c.level,
+    requires: c.requires ?? [],
+    description: c.description,
+    status,
+    duration_ms: duration,
+    ...(reason !== undefined && { reason }),
+    failures: [],
+    expectations: 0,
+    invariants: [],
+    problems: [],
+    failed_rules: [],
+    position: c.position,
+  };
+}
+
+function applyExpectedFailure(result: CaseResult, expected: ReadonlySet<string> | undefined): void {
+  if (!expected?.has(result.id)) return;
+  if (result.status === 'fail' || result.status === 'errored') result.status = 'xfail';
+  else if (result.status === 'pass') result.stale = true;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -1,0 +1,236 @@
+/**
+ * The conformance suite inside an implementer's own vitest run (docs/vitest.md):
+ *
+ *     import { conformance } from 'cantrip-conformance/vitest';
+ *     conformance({ adapter: () => createAdapter() });
+ *
+ * declares one `describe` per rule (a case or property goes under its first rule) and, in it, one test
+ * per case and per property. Vitest declares tests synchronously, so the case file is read at
+ * declaration; the implementation is first asked for its self-description inside the first test that
+ * runs, and each test then plans and runs its own case (harness/plan/plan.ts, harness/run/run.ts), so `-t` and
+ * `.only` work as usual. A case the implementation cannot run (an undeclared feature or ward) is skipped
+ * with the reason as the skip note; a failing case fails its test with expected vs actual, a failing
+ * property with its seed and the shrunk reproducer as a tests.yaml case.
+ */
+import { describe as vitestDescribe, it as vitestIt } from 'vitest';
+import { join } from 'node:path';
+import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
+import { loadCatalog } from '../../spec/catalog.ts';
+import type { LoadedCase } from '../case-file/types.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+import type { ExpectationResult } from '../judge/expectations.ts';
+import type { InvariantResult } from '../judge/invariants.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { planCases, selects } from '../plan/plan.ts';
+import { CODE_PROPERTIES } from '../properties/code-definitions.ts';
+import { COMPOSITION_PROPERTIES } from '../properties/composition-definitions.ts';
+import { PROPERTIES, type PropertyDefinition } from '../properties/definitions.ts';
+import { randomSeed, runProperties, selectsProperty, type PropertyResult } from '../properties/run-properties.ts';
+import { TOOL_CALL_ID_PROPERTIES } from '../properties/tool-call-ids.ts';
+import { DEFAULT_CASE_TIMEOUT_MS, describeAdapter, runCase, type AdapterFactory, type CaseResult } from '../run/run.ts';
+
+export interface ConformanceOptions {
+  /** Makes a fresh adapter (the contract in schemas/adapter.ts): one per case, one per generated scenario, one for describe(). */
+  adapter: AdapterFactory;
+  /** The case file (default: the kit's tests.yaml). */
+  cases?: string;
+  /** As `run --filter`: case ids, rule ids, rule families (`LOOP`), features, property ids (default: everything). */
+  filter?: readonly string[];
+  /** Declare the generated properties too (default true); an object sets their runs per property and seed (default random, shown in a failure). */
+  properties?: boolean | { runs?: number; seed?: number };
+  /** Time limit of one case in ms (default 10 000; a case's own `timeout_ms` wins), and of one generated scenario. */
+  timeout?: number;
+  /** Case ids expected to fail: such a case passes its test while it fails, and fails it once it passes (stale). */
+  expectedFailures?: Iterable<string>;
+  /** How the scripted crystals reach the implementation (default `callback`); it must be declared in describe(). */
+  crystalTransport?: CrystalTransport;
+}
+
+/** The part of vitest's test context a conformance test uses. */
+export interface ConformanceTestContext {
+  skip(note?: string): never;
+  signal?: AbortSignal;
+}
+
+/** The part of vitest's API the helper declares with; replaceable so the kit can test the declarations themselves. */
+export interface DeclareApi {
+  describe(name: string, body: () => void): void;
+  it(name: string, body: (context: ConformanceTestContext) => Promise<void>, timeout?: number): void;
+}
+
+/**
+ * Bounds on each vitest test, on top of the case's own time limit: the first test also waits for
+ * describe() (bounded at 10 s by the harness), and every adapter gets 2 s to dispose. These only keep a
+ * stuck test from hanging vitest; the verdict comes from the harness's own limits.
+ */
+const TEST_MARGIN_MS = 20_000;
+/** A property's generation and shrinking stop after 60 s (harness/properties); a re-run and the composition probe come after. */
+const PROPERTY_TEST_TIMEOUT_MS = 180_000;
+/** What the harness says when a path finds nothing (harness/judge/matchers.ts). */
+const NOTHING = 'nothing at this path';
+/** Expected or actual values longer than this are clipped in a failure message. */
+const VALUE_MAX = 400;
+
+/** A failed case or property: the message carries what differed; `expected` / `actual` let vitest show a diff. */
+export class ConformanceFailure extends Error {
+  override name = 'ConformanceFailure';
+  constructor(
+    message: string,
+    readonly expected?: unknown,
+    readonly actual?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+type AnyProperty = PropertyDefinition<never>;
+const ALL_PROPERTIES: readonly AnyProperty[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES] as readonly AnyProperty[];
+
+/** Declares the suite for `options.adapter` in the current vitest file (or `describe` block). */
+export function conformance(options: ConformanceOptions, api: DeclareApi = { describe: vitestDescribe, it: vitestIt }): void {
+  const file = loadCaseFile(options.cases ?? join(PACKAGE_ROOT, 'tests.yaml'));
+  const filter = options.filter ?? [];
+  const transport = options.crystalTransport ?? 'callback';
+  const expected = new Set(options.expectedFailures ?? []);
+  const known = new Set(file.cases.map((c) => c.id));
+  const unknown = [...expected].filter((id) => !known.has(id));
+  if (unknown.length > 0) throw new Error(`conformance(): expectedFailures names unknown case ids: ${unknown.join(', ')}`);
+  const cases = file.cases.filter((c) => selects(c, filter));
+  const runProps = options.properties !== false;
+  const propertyOptions = typeof options.properties === 'object' ? options.properties : {};
+  const properties = runProps ? ALL_PROPERTIES.filter((p) => selectsProperty(p, filter)) : [];
+  // As the CLI: a filter that selects nothing would be a green run that checked nothing.
+  if (cases.length === 0 && properties.length === 0) throw new Error(`conformance(): the filter ${filter.join(',') || '(none)'} selects no case of ${file.file} and no property`);
+  const seed = propertyOptions.seed ?? randomSeed();
+
+  // Asked once, by the first test that runs, so declaring the suite starts nothing.
+  let description: Promise<Description> | undefined;
+  const described = (): Promise<Description> => {
+    description ??= describeAdapter(options.adapter).catch((error: unknown) => {
+      throw new Error(`the implementation's describe() failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    return description;
+  };
+
+  const groups = new Map<string, { cases: LoadedCase[]; properties: AnyProperty[] }>();
+  const group = (rule: string) => {
+    if (!groups.has(rule)) groups.set(rule, { cases: [], properties: [] });
+    return groups.get(rule)!;
+  };
+  for (const c of cases) group(c.rules[0] ?? '(no rule)').cases.push(c);
+  for (const p of properties) group(p.rules[0] ?? '(no rule)').properties.push(p);
+  const catalog = loadCatalog();
+  const order = new Map(catalog.rules.map((r, i) => [r.id as string, i]));
+  const title = new Map(catalog.rules.map((r) => [r.id as string, r.title]));
+  const rules = [...groups.keys()].sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
+
+  for (const rule of rules) {
+    const { cases: ruleCases, properties: ruleProperties } = groups.get(rule)!;
+    api.describe(title.has(rule) ? `${rule}: ${title.get(rule)}` : rule, () => {
+      for (const c of ruleCases) {
+        const limit = c.timeout_ms ?? options.timeout ?? DEFAULT_CASE_TIMEOUT_MS;
+        api.it(`${c.id} [${c.rules.join(', ')}]`, async (context) => {
+          const desc = await described();
+          const [planned] = planCases([c], desc, [], transport);
+          if (planned?.skip) context.skip(planned.skip);
+          const result = await runCase(c, options.adapter, desc, options.timeout ?? DEFAULT_CASE_TIMEOUT_MS, context.signal, transport);
+          judgeCase(result, expected.has(c.id), context);
+        }, limit + TEST_MARGIN_MS);
+      }
+      for (const p of ruleProperties) {
+        api.it(`property ${p.id} [${p.rules.join(', ')}]`, async (context) => {
+          const desc = await described();
+          const results = await runProperties(options.adapter, desc, {
+            seed,
+            filter: [p.id],
+            ...(propertyOptions.runs !== undefined && { runs: propertyOptions.runs }),
+            ...(options.timeout !== undefined && { caseTimeoutMs: options.timeout }),
+          });
+          const result = results.find((r) => r.id === p.id);
+          if (!result) throw new Error(`property ${p.id} did not run (harness bug: the filter selected ${results.map((r) => r.id).join(', ') || 'nothing'})`);
+          judgeProperty(result, context);
+        }, PROPERTY_TEST_TIMEOUT_MS);
+      }
+    });
+  }
+}
+
+/** Passes, skips or throws for one case result. */
+function judgeCase(result: CaseResult, expectedToFail: boolean, context: ConformanceTestContext): void {
+  if (result.status === 'skipped') context.skip(result.reason);
+  const broken = result.status === 'fail' || result.status === 'errored';
+  if (expectedToFail) {
+    if (!broken) throw new ConformanceFailure(`case ${result.id} is listed as an expected failure but passes (stale): remove it from the list`);
+    return;
+  }
+  if (!broken) return;
+  throw caseFailure(result);
+}
+
+/** The error for a failing or errored case: where it is, which rules broke, and each difference. */
+export function caseFailure(result: CaseResult): ConformanceFailure {
+  const where = `${result.position.file}:${result.position.line}:${result.position.column}`;
+  const lines = [`case ${result.id} [${result.rules.join(', ')}] ${result.status === 'errored' ? 'errored' : 'failed'} (${where})`];
+  if (result.reason) lines.push(`  ${result.reason}`);
+  if (result.failed_rules.length > 0) lines.push(`  broken: ${result.failed_rules.join(', ')}`);
+  lines.push(...differenceLines(result.failures, result.invariants.filter((i) => i.status === 'fail')));
+  for (const p of result.problems) lines.push(`  problem: ${p}`);
+  const diff = diffValues(result.failures);
+  return new ConformanceFailure(lines.join('\n'), diff?.expected, diff?.actual);
+}
+
+/** Passes, skips or throws for one property result. */
+function judgeProperty(result: PropertyResult, context: ConformanceTestContext): void {
+  if (result.status === 'skipped') context.skip(result.reason);
+  if (result.status === 'pass') return;
+  throw propertyFailure(result);
+}
+
+/** The error for a failing or errored property: the seed, each difference, and the reproducer as a tests.yaml case. */
+export function propertyFailure(result: PropertyResult): ConformanceFailure {
+  const lines = [`property ${result.id} [${result.rules.join(', ')}] ${result.status === 'errored' ? 'errored' : 'failed'} after ${result.runs} runs (seed ${result.seed}; repeat with properties: { seed: ${result.seed} } or run --seed ${result.seed})`, `  ${result.title}`];
+  if (result.reason) lines.push(`  ${result.reason}`);
+  if (result.failed_rules.length > 0) lines.push(`  broken: ${result.failed_rules.join(', ')}`);
+  const ce = result.counterexample;
+  if (ce) {
+    lines.push(...differenceLines(ce.failures, ce.invariants));
+    if (ce.reason) lines.push(`  errored: ${ce.reason}`);
+    lines.push(`  reproducer (shrunk to ${ce.steps} crystal step${ce.steps === 1 ? '' : 's'}), ready to paste under cases: in a tests.yaml:`, ...ce.case_yaml.trimEnd().split('\n').map((l) => `    ${l}`));
+  }
+  const diff = ce ? diffValues(ce.failures) : undefined;
+  return new ConformanceFailure(lines.join('\n'), diff?.expected, diff?.actual);
+}
+
+function differenceLines(failures: readonly ExpectationResult[], invariants: readonly InvariantResult[]): string[] {
+  const lines: string[] = [];
+  for (const f of failures) {
+    const why = f.why?.split('\n')[0];
+    lines.push(`  ${f.path} (${f.matcher}):`, `    expected: ${shown(f.expected)}`);
+    lines.push(`    actual:   ${f.actual === undefined ? NOTHING : shown(f.actual)}`);
+    if (why && why !== NOTHING) lines.push(`    why:      ${why}`);
+  }
+  for (const i of invariants) lines.push(`  invariant ${i.id} [${i.rules.join(', ')}]: ${i.detail ?? ''}`);
+  return lines;
+}
+
+/**
+ * Expected and actual values keyed by path, for vitest's diff, from the failed `equals` expectations
+ * (the one matcher whose expected value is a value, not a condition); undefined when there is none.
+ */
+function diffValues(failures: readonly ExpectationResult[]): { expected: Record<string, unknown>; actual: Record<string, unknown> } | undefined {
+  const equals = failures.filter((f) => f.matcher === 'equals' && typeof f.expected === 'object' && f.expected !== null && 'equals' in f.expected);
+  if (equals.length === 0) return undefined;
+  const expected: Record<string, unknown> = {};
+  const actual: Record<string, unknown> = {};
+  equals.forEach((f, i) => {
+    const key = f.path in expected ? `${f.path} #${i + 1}` : f.path;
+    expected[key] = (f.expected as { equals: unknown }).equals;
+    actual[key] = f.actual;
+  });
+  return { expected, actual };
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > VALUE_MAX ? `${text.slice(0, VALUE_MAX)}…` : text;
+}
