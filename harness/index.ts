@@ -1,5 +1,6 @@
 export * from './case-file/types.ts';
 export * from './case-file/load.ts';
+export * from './case-file/path-syntax.ts';
 export * from './judge/paths.ts';
 export * from './judge/matchers.ts';
 export * from './drive/mock-crystal.ts';

@@ -67,6 +67,11 @@ export function schemaIds(): string[] {
   return Object.keys(instance().schemas).filter((id) => id.startsWith('http'));
 }
 
+/** Whether a record schema is installed yet, so checks that need it report "skipped", never "passed". */
+export function hasSchema(name: string): boolean {
+  return schemaIds().includes(`${SCHEMA_BASE}${name}.schema.json`);
+}
+
 /** Resolves a short name (`turn`, `protocol/describe`) or a full `$id` to the compiled validator. */
 export function validator(name: string): ValidateFunction {
   const id = name.startsWith('http') ? name : `${SCHEMA_BASE}${name}.schema.json`;

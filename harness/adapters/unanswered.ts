@@ -8,7 +8,7 @@
  * Only unanswered errors count: an implementation that answers with an error, crashes or breaks the
  * protocol is answering, quickly, and each of its cases keeps its own verdict.
  */
-import { normaliseText } from '../report/root-causes.ts';
+import { normaliseText } from '../values/index.ts';
 
 /** Cases in a row left unanswered for the same cause before the run stops waiting on the adapter. */
 export const GIVE_UP_AFTER = 3;

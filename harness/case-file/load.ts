@@ -8,7 +8,7 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validate, type SchemaProblem } from '../../schemas/loader.ts';
 import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './types.ts';
 import { isRuleId } from '../../spec/catalog.ts';
-import { parsePath, PathError } from '../judge/paths.ts';
+import { parsePath, PathError } from './path-syntax.ts';
 import { positionOf } from './positions.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';

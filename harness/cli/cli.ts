@@ -1,5 +1,5 @@
 /** Entry point of the `cantrip-conformance` command (see cli-main.ts for the options). */
-import { killAllImplementationsNow } from '../adapters/child-process.ts';
+import { killAllImplementationsNow } from '../adapters/index.ts';
 import { main } from './main.ts';
 
 // A first Ctrl-C (or SIGTERM) interrupts the run: main ends the implementations, writes the partial

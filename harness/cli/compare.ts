@@ -6,9 +6,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { diffReports, hasRegressions, renderDiffMarkdown, renderDiffText } from '../report/diff.ts';
-import { readReport } from '../report/format.ts';
-import { buildMatrix, renderMatrixHtml, renderMatrixMarkdown } from '../report/matrix.ts';
+import { diffReports, hasRegressions, renderDiffMarkdown, renderDiffText } from '../report/index.ts';
+import { readReport } from '../report/index.ts';
+import { buildMatrix, renderMatrixHtml, renderMatrixMarkdown } from '../report/index.ts';
 
 export interface CompareIo {
   out: (line: string) => void;

@@ -12,11 +12,11 @@ import { CRYSTAL_TRANSPORTS, type CrystalTransport } from '../../schemas/adapter
 import type { CrystalReply } from '../../schemas/adapter.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { formatProblems, startCrystalServer, summarizeExchange, type Exchange, type WireFormat } from '../crystal-server/index.ts';
-import type { CliIo } from './main.ts';
-import { CaseFileError, loadCaseFile } from '../case-file/load.ts';
-import { MockCrystals } from '../drive/mock-crystal.ts';
-import { OutcomeWatch, watchedCase } from '../drive/outcome-watch.ts';
-import { prepareSetup } from '../drive/setup.ts';
+import type { CliIo } from './io.ts';
+import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
+import { MockCrystals } from '../drive/index.ts';
+import { OutcomeWatch, watchedCase } from '../drive/index.ts';
+import { prepareSetup } from '../drive/index.ts';
 
 export const CRYSTAL_SERVER_USAGE =
   'usage: cantrip-conformance crystal-server --case <id> [--transport openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream] [--cases <tests.yaml>] [--done-argument <name>]';

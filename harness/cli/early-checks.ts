@@ -4,7 +4,7 @@
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import type { Adapter } from '../../schemas/adapter.ts';
-import type { AdapterFactory } from '../run/run.ts';
+import type { AdapterFactory } from '../run/index.ts';
 
 /** A problem found before the run; the command prints the message and exits 2. */
 export class EarlyCheckError extends Error {

@@ -14,44 +14,30 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Adapter, CrystalTransport } from '../../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
-import { writeReportOutputs } from '../report/outputs.ts';
+import { writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
 import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './crystal-server-command.ts';
-import { selects } from '../plan/plan.ts';
-import { DEFAULT_CASE_TIMEOUT_MS } from '../run/run.ts';
-import { stopAllImplementations } from '../adapters/child-process.ts';
-import { isCommandSpec } from '../adapters/command-line.ts';
-import { createAdapterExport, importAdapterModule } from '../adapters/adapter-module.ts';
-import { startCommandAdapter } from '../adapters/jsonrpc-adapter.ts';
+import { selects } from '../plan/index.ts';
+import { DEFAULT_CASE_TIMEOUT_MS } from '../run/index.ts';
+import { stopAllImplementations } from '../adapters/index.ts';
+import { isCommandSpec } from '../adapters/index.ts';
+import { createAdapterExport, importAdapterModule } from '../adapters/index.ts';
+import { startCommandAdapter } from '../adapters/index.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './early-checks.ts';
-import { loadExpectedFailures } from '../case-file/expected-failures.ts';
-import { ALL_PROPERTY_IDS, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from '../properties/run-properties.ts';
-import { CaseFileError, loadCaseFile } from '../case-file/load.ts';
-import { assertReportValid, buildReport, exitCode } from '../report/report.ts';
-import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '../report/markdown.ts';
-import { runSuite, type AdapterFactory } from '../run/run.ts';
+import { loadExpectedFailures } from '../case-file/index.ts';
+import { ALL_PROPERTY_IDS, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from '../properties/index.ts';
+import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
+import { assertReportValid, buildReport, exitCode } from '../report/index.ts';
+import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '../report/index.ts';
+import { runSuite, type AdapterFactory } from '../run/index.ts';
 
-import { PACKAGE_ROOT } from '../case-file/package-root.ts';
+import type { CliIo } from './io.ts';
+import { PACKAGE_ROOT } from '../case-file/index.ts';
 
 export { PACKAGE_ROOT };
+export type { CliIo };
 /** The kit's version, from its package.json. */
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  /** Rewrites the progress line; absent when stderr is not a terminal. */
-  progress?: (text: string) => void;
-  /**
-   * Prints one progress line per finished case or property, for logs (CI): used when stderr is not a
-   * terminal. The line format is stable (docs/ci.md): `case <n>/<total> <status> <id> <ms>ms` and
-   * `property <n>/<total> <status> <id> <ms>ms`.
-   */
-  progressLine?: (line: string) => void;
-  cwd: string;
-  /** Aborted (with the signal's name as reason) when the user interrupts the run. */
-  interrupt?: AbortSignal;
-}
 
 /** Grace given to implementation processes at the end of a run, per step (stdin closed, SIGTERM, SIGKILL). */
 const STOP_GRACE_MS = 600;

@@ -20,7 +20,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CrystalResponse, Message, ToolCall, ToolChoice, ToolDefinition } from '../../schemas/records.ts';
 import { header, sameKey } from './auth.ts';
 import { callsOf, count, wireCallId, type ParsedRequest, type ReplyContext, type RequestTarget, type ServedCalls, type WireCodec } from './codec.ts';
-import { deepEqual as deepEqualJson } from '../values/equality.ts';
+import { deepEqual as deepEqualJson } from '../values/index.ts';
 import { cutText, isRecord, ProblemList } from './wire-util.ts';
 
 /** HTTP status → the canonical status name Gemini puts in `error.status`. */

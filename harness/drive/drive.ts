@@ -6,8 +6,8 @@
 import type { Adapter, CrystalEndpoint, CrystalSetup, CrystalTransport, Description, Host, OverlayDecision, Result } from '../../schemas/adapter.ts';
 import { startCrystalServer, type CrystalServer, type WireFormat } from '../crystal-server/index.ts';
 import type { Turn } from '../../schemas/records.ts';
-import type { Action, LoadedCase, TurnRef, Verb } from '../case-file/types.ts';
-import { jsonCopy } from '../values/equality.ts';
+import type { Action, LoadedCase, TurnRef, Verb } from '../case-file/index.ts';
+import { jsonCopy } from '../values/index.ts';
 import { MockCrystals, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
 import { emptyRecord, type ActionTrace, type RunRecord } from './run-record.ts';
 import { prepareSetup, type PreparedSetup } from './setup.ts';

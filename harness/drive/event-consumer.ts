@@ -13,7 +13,7 @@
  * acknowledged ones plus the bound. A correct implementation passes however fast or slow either side
  * runs; one that buffers without bound is caught as soon as it gets ahead.
  */
-import type { EventConsumerScript } from '../case-file/types.ts';
+import type { EventConsumerScript } from '../case-file/index.ts';
 
 /** What the run record shows under `backpressure`. */
 export interface BackpressureRecord {

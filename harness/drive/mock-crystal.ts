@@ -5,10 +5,9 @@
  */
 import type { CrystalReply, Description } from '../../schemas/adapter.ts';
 import type { CrystalRequest, CrystalResponse, ToolCall } from '../../schemas/records.ts';
-import { validate, formatProblems } from '../../schemas/loader.ts';
-import { hasSchema } from '../schemas-available.ts';
-import type { CaseCrystal, ScriptStep } from '../case-file/types.ts';
-import { jsonCopy } from '../values/equality.ts';
+import { validate, formatProblems, hasSchema } from '../../schemas/loader.ts';
+import type { CaseCrystal, ScriptStep } from '../case-file/index.ts';
+import { jsonCopy } from '../values/index.ts';
 import { translateBuiltinCall, translateCode } from './builtin-arguments.ts';
 import type { OutcomeWatch } from './outcome-watch.ts';
 import type { ProviderStep, ServedReply } from '../crystal-server/index.ts';

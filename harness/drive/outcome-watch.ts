@@ -19,7 +19,7 @@
  */
 import type { WardSetup } from '../../schemas/adapter.ts';
 import type { ToolCall } from '../../schemas/records.ts';
-import type { LoadedCase, ScriptStep } from '../case-file/types.ts';
+import type { LoadedCase, ScriptStep } from '../case-file/index.ts';
 import { refusalJudge, type VerdictOnCall } from './verifier-prediction.ts';
 
 /** What the watch needs to know about the case. */

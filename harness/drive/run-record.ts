@@ -5,7 +5,7 @@
 import type { CastOutcome, CrystalReply, Description, StreamEvent } from '../../schemas/adapter.ts';
 import { DEFAULT_FOLD_MARKER } from '../../schemas/adapter.ts';
 import type { CodedError, CrystalRequest, ForkStrategy, Turn } from '../../schemas/records.ts';
-import type { Verb } from '../case-file/types.ts';
+import type { Verb } from '../case-file/index.ts';
 import type { GateCallLog } from './test-gates.ts';
 import type { WireProblem } from '../crystal-server/index.ts';
 import type { CaseFile } from './case-files.ts';

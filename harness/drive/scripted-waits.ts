@@ -6,7 +6,7 @@
  * itself, never from how long it took on some machine. (Code-medium cases are not among them: their
  * sandbox computes, in a thread of its own.)
  */
-import type { LoadedCase } from '../case-file/types.ts';
+import type { LoadedCase } from '../case-file/index.ts';
 import { testGateKind } from './test-gates.ts';
 
 export function scriptsAWait(c: LoadedCase): boolean {

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { CantripSetup, GateSetup } from '../../schemas/adapter.ts';
-import type { CaseCall, CaseGateObject, LoadedCase, TestGateKind } from '../case-file/types.ts';
+import type { CaseCall, CaseGateObject, LoadedCase, TestGateKind } from '../case-file/index.ts';
 import { testGateDefinition, testGateKind } from './test-gates.ts';
 
 export interface PreparedSetup {

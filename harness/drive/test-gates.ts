@@ -5,8 +5,8 @@
  */
 import type { GateReply } from '../../schemas/adapter.ts';
 import type { ToolDefinition } from '../../schemas/records.ts';
-import type { CaseGateObject, TestGateKind } from '../case-file/types.ts';
-import { jsonCopy } from '../values/equality.ts';
+import type { CaseGateObject, TestGateKind } from '../case-file/index.ts';
+import { jsonCopy } from '../values/index.ts';
 
 export const TEST_GATE_KINDS: readonly TestGateKind[] = ['echo', 'fail', 'delay', 'counter', 'fixed'];
 /** Kinds a gate gets by its name alone; `fixed` needs `behaves_as` and a `result`. */

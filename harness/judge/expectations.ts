@@ -3,10 +3,11 @@
  * expected and what was found, for the report.
  */
 import type { Turn } from '../../schemas/records.ts';
-import type { Expectation, Matcher } from '../case-file/types.ts';
-import type { DriveResult } from '../drive/drive.ts';
+import type { Expectation, Matcher } from '../case-file/index.ts';
+import type { DriveResult } from '../drive/index.ts';
 import { applyMatcher, matcherName } from './matchers.ts';
-import { parsePath, resolvePath, type HelperResolver } from './paths.ts';
+import { parsePath } from '../case-file/index.ts';
+import { resolvePath, type HelperResolver } from './paths.ts';
 
 export interface ExpectationResult {
   path: string;

@@ -4,12 +4,11 @@
  * with the reason; it never reports `pass` without having looked.
  */
 import type { Turn } from '../../schemas/records.ts';
-import { validate, formatProblems, type SchemaProblem } from '../../schemas/loader.ts';
+import { validate, formatProblems, type SchemaProblem, hasSchema } from '../../schemas/loader.ts';
 import { rulesForProblems, schemaCause } from './schema-rules.ts';
-import type { LoadedCase } from '../case-file/types.ts';
-import type { DriveResult } from '../drive/drive.ts';
-import { firstUserText } from '../drive/mock-crystal.ts';
-import { hasSchema } from '../schemas-available.ts';
+import type { LoadedCase } from '../case-file/index.ts';
+import type { DriveResult } from '../drive/index.ts';
+import { firstUserText } from '../drive/index.ts';
 
 export interface InvariantResult {
   id: string;

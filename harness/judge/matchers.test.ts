@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import type { Matcher } from '../case-file/types.ts';
 import { applyMatcher, MATCHER_NAMES } from './matchers.ts';
-import { parsePath, PathError, resolvePath } from './paths.ts';
+import { parsePath, PathError } from '../case-file/path-syntax.ts';
+import { resolvePath } from './paths.ts';
 
 const none = (): unknown => undefined;
 const holds = (m: Matcher, actual: unknown, lookup: (p: string) => unknown = none): boolean => applyMatcher(m, actual, lookup).ok;

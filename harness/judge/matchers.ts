@@ -3,8 +3,8 @@
  * everything: existence matchers assert existence, and array matchers fail on an empty array.
  */
 import { validate, formatProblems } from '../../schemas/loader.ts';
-import type { Matcher } from '../case-file/types.ts';
-import { deepEqual, isType, jsonType, like } from '../values/equality.ts';
+import type { Matcher } from '../case-file/index.ts';
+import { deepEqual, isType, jsonType, like } from '../values/index.ts';
 
 export const MATCHER_NAMES = [
   'equals', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',

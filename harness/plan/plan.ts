@@ -4,7 +4,7 @@
  */
 import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { OPTIONAL_WARDS } from '../../schemas/adapter.ts';
-import type { LoadedCase } from '../case-file/types.ts';
+import type { LoadedCase } from '../case-file/index.ts';
 
 export interface PlannedCase {
   case: LoadedCase;

@@ -3,7 +3,7 @@
  * same object is driven by the harness during a property run and printed as the reproducer, so what
  * fails in the property is exactly what the pasted case runs.
  */
-import type { Action, Case, CaseGate, Expectation, LoadedCase, ScriptStep, ScriptToolCall } from '../case-file/types.ts';
+import type { Action, Case, CaseGate, Expectation, LoadedCase, ScriptStep, ScriptToolCall } from '../case-file/index.ts';
 import { forkRef, type Plan } from './model.ts';
 import type { ScenarioCall, ScenarioStep } from './scenario.ts';
 

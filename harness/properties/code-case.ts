@@ -3,7 +3,7 @@
  * one `code: { javascript }` step per crystal turn, and one cast. Driven during a property run and
  * printed as the reproducer, like `build-case.ts` does for conversation scenarios.
  */
-import type { Case, Expectation, LoadedCase } from '../case-file/types.ts';
+import type { Case, Expectation, LoadedCase } from '../case-file/index.ts';
 import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
 import { CODE_INTENT, CODE_LANGUAGE, type CodePlan } from './code-model.ts';
 

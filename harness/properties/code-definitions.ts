@@ -12,7 +12,7 @@
  * gate is a failure), done is always given a string (an answer every done must take), the cast is one
  * cast (so the turn cap reads the same per cast or per entity), and turn flags are LOOM-7's, not read.
  */
-import type { Expectation } from '../case-file/types.ts';
+import type { Expectation } from '../case-file/index.ts';
 import { CRYSTAL } from './build-case.ts';
 import type { CodePlan } from './code-model.ts';
 import type { PropertyDefinition } from './definitions.ts';

@@ -5,7 +5,7 @@
  * `max_depth` itself (a ward that comes with the `composition` feature), so nothing rests on the
  * implementation's default depth.
  */
-import type { Case, CaseGate, Expectation, LoadedCase } from '../case-file/types.ts';
+import type { Case, CaseGate, Expectation, LoadedCase } from '../case-file/index.ts';
 import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
 import { PARENT_INTENT, PARENT_MAX_DEPTH, type CompositionPlan } from './composition-model.ts';
 

@@ -18,7 +18,7 @@
  * query after its outcome unless the model cuts it off. A property whose rule is about the children
  * running at all (COMP-2) does not assume that they ran.
  */
-import type { Expectation } from '../case-file/types.ts';
+import type { Expectation } from '../case-file/index.ts';
 import { CHILD_CRYSTAL } from './composition-case.ts';
 import { PARENT_INTENT, PARENT_NOTE, type CompositionPlan, type PlannedChild } from './composition-model.ts';
 import type { PropertyDefinition } from './definitions.ts';

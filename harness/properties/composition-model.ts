@@ -18,7 +18,7 @@
  * - whether an invalid reply is stored as a turn, and whether it is retried, is open: the counts of a
  *   child whose invalid reply was served are not predicted.
  */
-import type { ScriptStep } from '../case-file/types.ts';
+import type { ScriptStep } from '../case-file/index.ts';
 import { LACKING_GATE, PARENT_TEST_GATES, type ChildScenario, type CompositionScenario } from './composition-scenario.ts';
 
 export const PARENT_INTENT = 'delegate the work';

@@ -10,10 +10,10 @@
  * expressed are discarded one by one.
  */
 import type { Description } from '../../schemas/adapter.ts';
-import type { LoadedCase } from '../case-file/types.ts';
-import { translateBuiltinCall } from '../drive/builtin-arguments.ts';
-import { driveCase } from '../drive/drive.ts';
-import type { AdapterFactory } from '../run/run.ts';
+import type { LoadedCase } from '../case-file/index.ts';
+import { translateBuiltinCall } from '../drive/index.ts';
+import { driveCase } from '../drive/index.ts';
+import type { AdapterFactory } from '../run/index.ts';
 import { GENERATED_FILE } from './build-case.ts';
 import { buildCompositionCase } from './composition-case.ts';
 import { planComposition } from './composition-model.ts';

@@ -29,7 +29,7 @@
  * An empty `checks` means the scenario says nothing about the rules; that run is discarded.
  */
 import type { Feature } from '../../schemas/adapter.ts';
-import type { Expectation, Level } from '../case-file/types.ts';
+import type { Expectation, Level } from '../case-file/index.ts';
 import { CRYSTAL } from './build-case.ts';
 import { portableAnswer, type Plan, type PlannedRun } from './model.ts';
 import { BUILT, none, tagged, x, type PropertyExpectations } from './property-helpers.ts';

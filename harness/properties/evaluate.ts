@@ -6,10 +6,10 @@
  * once with the expectations of every property combined, and each property reads back its own.
  */
 import type { Description } from '../../schemas/adapter.ts';
-import type { Expectation, LoadedCase } from '../case-file/types.ts';
-import type { ExpectationResult } from '../judge/expectations.ts';
-import type { InvariantResult } from '../judge/invariants.ts';
-import { runCase, type AdapterFactory, type CaseResult } from '../run/run.ts';
+import type { Expectation, LoadedCase } from '../case-file/index.ts';
+import type { ExpectationResult } from '../judge/index.ts';
+import type { InvariantResult } from '../judge/index.ts';
+import { runCase, type AdapterFactory, type CaseResult } from '../run/index.ts';
 import { buildCase, type CaseHeader } from './build-case.ts';
 import type { PropertyDefinition } from './definitions.ts';
 import type { Plan } from './model.ts';

@@ -1,18 +1,8 @@
-export * from './scenario.ts';
-export * from './model.ts';
-export * from './build-case.ts';
-export * from './definitions.ts';
-export * from './evaluate.ts';
-export * from './reproducer.ts';
-export * from './run-properties.ts';
-export * from './composition-scenario.ts';
-export * from './composition-model.ts';
-export * from './composition-case.ts';
-export * from './composition-definitions.ts';
-export * from './composition-probe.ts';
-export * from './code-scenario.ts';
-export * from './code-model.ts';
-export * from './code-case.ts';
-export * from './code-definitions.ts';
-export * from './verifier-order.ts';
-export * from './overlay-laws.ts';
+/** Generated properties: scenarios drawn by fast-check, run and judged like cases, shrunk on failure. */
+export { CODE_PROPERTIES } from './code-definitions.ts';
+export { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
+export { PROPERTIES } from './definitions.ts';
+export type { PropertyDefinition } from './definitions.ts';
+export { ALL_PROPERTY_IDS, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, PROPERTY_FAMILIES_AT_ONCE, randomSeed, runProperties, selectsProperty } from './run-properties.ts';
+export type { PropertyResult, PropertyStatus } from './run-properties.ts';
+export { TOOL_CALL_ID_PROPERTIES } from './tool-call-ids.ts';

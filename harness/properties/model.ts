@@ -16,8 +16,8 @@
  * property predicts anything about it. The fork starts from a turn of a definite run, named by its
  * position in that run (never by `sequence`, whose numbering across casts is open too).
  */
-import { DEFAULT_USAGE } from '../drive/mock-crystal.ts';
-import type { TurnRef } from '../case-file/types.ts';
+import { DEFAULT_USAGE } from '../drive/index.ts';
+import type { TurnRef } from '../case-file/index.ts';
 import type { Scenario, ScenarioCall, ScenarioStep, StepUsage } from './scenario.ts';
 
 /** What one gate-call record must look like (a `like` pattern: only the fields every implementation owes). */

@@ -10,7 +10,7 @@
  * missing one, fails and changes nothing), a read sees the current view.
  */
 import fc from 'fast-check';
-import type { Case, CaseGate, Expectation, LoadedCase, ScriptStep, ScriptToolCall } from '../case-file/types.ts';
+import type { Case, CaseGate, Expectation, LoadedCase, ScriptStep, ScriptToolCall } from '../case-file/index.ts';
 import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
 import type { PropertyDefinition } from './definitions.ts';
 import { BUILT, tagged, x } from './property-helpers.ts';

@@ -1,7 +1,7 @@
 /**
  * Small helpers the property definitions of every family share (not part of the module's exports).
  */
-import type { Expectation, Matcher } from '../case-file/types.ts';
+import type { Expectation, Matcher } from '../case-file/index.ts';
 
 /** What a property expects of one scenario: `checks` its rules demand, `assumes` what they depend on (definitions.ts). */
 export interface PropertyExpectations {

@@ -4,7 +4,7 @@
  * `harness/case-file/load.ts` as it is.
  */
 import { Document, isPair, isScalar, visit } from 'yaml';
-import type { Case, LoadedCase } from '../case-file/types.ts';
+import type { Case, LoadedCase } from '../case-file/index.ts';
 
 /** Collections whose JSON is at most this long are written inline. */
 const INLINE_CHARS = 100;

@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import type { Description } from '../../schemas/adapter.ts';
-import type { Level } from '../case-file/types.ts';
-import type { ExpectationResult } from '../judge/expectations.ts';
-import type { InvariantResult } from '../judge/invariants.ts';
-import type { AdapterFactory } from '../run/run.ts';
+import type { Level } from '../case-file/index.ts';
+import type { ExpectationResult } from '../judge/index.ts';
+import type { InvariantResult } from '../judge/index.ts';
+import type { AdapterFactory } from '../run/index.ts';
 import { buildCase } from './build-case.ts';
 import { buildCodeCase } from './code-case.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';

@@ -11,8 +11,8 @@
  */
 import type { Adapter, CantripSetup, CastOutcome, CrystalReply, Host, Result } from '../../schemas/adapter.ts';
 import type { CrystalRequest, GateCallRecord, Message, ToolCall, Turn } from '../../schemas/records.ts';
-import { jsonCopy } from '../values/equality.ts';
-import type { AdapterFactory } from '../run/run.ts';
+import { jsonCopy } from '../values/index.ts';
+import type { AdapterFactory } from '../run/index.ts';
 import { PARENT_INTENT } from './composition-model.ts';
 
 /** Changes an implementation: a factory of the changed one from a factory of the original. */

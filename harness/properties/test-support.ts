@@ -4,8 +4,8 @@
  */
 import { expect } from 'vitest';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
-import { loadCaseText } from '../case-file/load.ts';
-import { describeAdapter, runCase, type AdapterFactory } from '../run/run.ts';
+import { loadCaseText } from '../case-file/index.ts';
+import { describeAdapter, runCase, type AdapterFactory } from '../run/index.ts';
 import { caseFileYaml } from './reproducer.ts';
 import type { PropertyResult } from './run-properties.ts';
 

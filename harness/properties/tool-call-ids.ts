@@ -8,7 +8,7 @@
  * docs/OPEN-CHOICES.md), which the second scripted step, a done, shows.
  */
 import fc from 'fast-check';
-import type { Case, Expectation, LoadedCase } from '../case-file/types.ts';
+import type { Case, Expectation, LoadedCase } from '../case-file/index.ts';
 import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
 import type { PropertyDefinition } from './definitions.ts';
 import { BUILT, x } from './property-helpers.ts';

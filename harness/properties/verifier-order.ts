@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import type { VerifierSetup } from '../../schemas/adapter.ts';
-import type { Case, Expectation, LoadedCase, ScriptStep } from '../case-file/types.ts';
+import type { Case, Expectation, LoadedCase, ScriptStep } from '../case-file/index.ts';
 import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
 import type { PropertyDefinition } from './definitions.ts';
 import { BUILT, tagged, x } from './property-helpers.ts';

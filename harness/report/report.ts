@@ -7,9 +7,9 @@ import { arch, cpus, platform } from 'node:os';
 import { loadCatalog, type Catalog } from '../../spec/catalog.ts';
 import { assertValid } from '../../schemas/loader.ts';
 import type { Description } from '../../schemas/adapter.ts';
-import type { Level } from '../case-file/types.ts';
-import type { CaseResult, CaseStatus, SuiteResult } from '../run/run.ts';
-import type { PropertyResult, PropertyStatus } from '../properties/run-properties.ts';
+import type { Level } from '../case-file/index.ts';
+import type { CaseResult, CaseStatus, SuiteResult } from '../run/index.ts';
+import type { PropertyResult, PropertyStatus } from '../properties/index.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
 
 export const REPORT_VERSION = 1;

@@ -6,7 +6,8 @@ import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseText } from '../case-file/load.ts';
 import { buildReport, assertReportValid } from './report.ts';
 import { renderMarkdown, summaryLines } from './markdown.ts';
-import { casesWithCauses, expectationShape, invariantCauses, normaliseText, rootCauses, type CaseFailures } from './root-causes.ts';
+import { normaliseText } from '../values/cause-text.ts';
+import { casesWithCauses, expectationShape, invariantCauses, rootCauses, type CaseFailures } from './root-causes.ts';
 import { runSuite, type SuiteResult } from '../run/run.ts';
 import { schemaCause } from '../judge/schema-rules.ts';
 

@@ -14,14 +14,14 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../../schemas/adapter.ts';
-import type { CaseFile, Level, LoadedCase } from '../case-file/types.ts';
-import { checkExpectations, type ExpectationResult } from '../judge/expectations.ts';
-import { driveCase } from '../drive/drive.ts';
-import { checkInvariants, type InvariantResult } from '../judge/invariants.ts';
-import { planCases } from '../plan/plan.ts';
-import { scriptsAWait } from '../drive/scripted-waits.ts';
+import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
+import { checkExpectations, type ExpectationResult } from '../judge/index.ts';
+import { driveCase } from '../drive/index.ts';
+import { checkInvariants, type InvariantResult } from '../judge/index.ts';
+import { planCases } from '../plan/index.ts';
+import { scriptsAWait } from '../drive/index.ts';
 import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
-import { GIVE_UP_AFTER, UnansweredStreak } from '../adapters/unanswered.ts';
+import { GIVE_UP_AFTER, UnansweredStreak } from '../adapters/index.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skipped' | 'errored' | 'xfail';
 export type AdapterFactory = () => Adapter | Promise<Adapter>;

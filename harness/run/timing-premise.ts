@@ -14,9 +14,9 @@
  * evidence either way about the rules.
  * A run that went off script before the premise (a fault of the drive) is judged as it went.
  */
-import type { CaseCrystal, LoadedCase, ScriptStep } from '../case-file/types.ts';
-import { checkExpectations } from '../judge/expectations.ts';
-import type { DriveResult } from '../drive/drive.ts';
+import type { CaseCrystal, LoadedCase, ScriptStep } from '../case-file/index.ts';
+import { checkExpectations } from '../judge/index.ts';
+import type { DriveResult } from '../drive/index.ts';
 
 /** Runs of a case whose premise keeps failing, the first included: wards of 1×, 4× and 16× the scripted value. */
 export const PREMISE_ATTEMPTS = 3;

@@ -16,18 +16,18 @@ import { describe as vitestDescribe, it as vitestIt } from 'vitest';
 import { join } from 'node:path';
 import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { loadCatalog } from '../../spec/catalog.ts';
-import type { LoadedCase } from '../case-file/types.ts';
-import { PACKAGE_ROOT } from '../cli/main.ts';
-import type { ExpectationResult } from '../judge/expectations.ts';
-import type { InvariantResult } from '../judge/invariants.ts';
-import { loadCaseFile } from '../case-file/load.ts';
-import { planCases, selects } from '../plan/plan.ts';
-import { CODE_PROPERTIES } from '../properties/code-definitions.ts';
-import { COMPOSITION_PROPERTIES } from '../properties/composition-definitions.ts';
-import { PROPERTIES, type PropertyDefinition } from '../properties/definitions.ts';
-import { randomSeed, runProperties, selectsProperty, type PropertyResult } from '../properties/run-properties.ts';
-import { TOOL_CALL_ID_PROPERTIES } from '../properties/tool-call-ids.ts';
-import { DEFAULT_CASE_TIMEOUT_MS, describeAdapter, runCase, type AdapterFactory, type CaseResult } from '../run/run.ts';
+import type { LoadedCase } from '../case-file/index.ts';
+import { PACKAGE_ROOT } from '../case-file/index.ts';
+import type { ExpectationResult } from '../judge/index.ts';
+import type { InvariantResult } from '../judge/index.ts';
+import { loadCaseFile } from '../case-file/index.ts';
+import { planCases, selects } from '../plan/index.ts';
+import { CODE_PROPERTIES } from '../properties/index.ts';
+import { COMPOSITION_PROPERTIES } from '../properties/index.ts';
+import { PROPERTIES, type PropertyDefinition } from '../properties/index.ts';
+import { randomSeed, runProperties, selectsProperty, type PropertyResult } from '../properties/index.ts';
+import { TOOL_CALL_ID_PROPERTIES } from '../properties/index.ts';
+import { DEFAULT_CASE_TIMEOUT_MS, describeAdapter, runCase, type AdapterFactory, type CaseResult } from '../run/index.ts';
 
 export interface ConformanceOptions {
   /** Makes a fresh adapter (the contract in schemas/adapter.ts): one per case, one per generated scenario, one for describe(). */

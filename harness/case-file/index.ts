@@ -1,0 +1,7 @@
+/** Stage 1, the case file: loading tests.yaml (positions, memo, load-time checks) and its types. */
+export { loadExpectedFailures } from './expected-failures.ts';
+export { CaseFileError, loadCaseFile, loadCaseText } from './load.ts';
+export { PACKAGE_ROOT } from './package-root.ts';
+export type { Action, Case, CaseCall, CaseCrystal, CaseFile, CaseGate, CaseGateObject, EventConsumerScript, Expectation, Level, LoadedCase, Matcher, ScriptStep, ScriptToolCall, TestGateKind, TurnRef, Verb } from './types.ts';
+export { PathError, parsePath } from './path-syntax.ts';
+export type { LoomHelper, Segment } from './path-syntax.ts';
