@@ -1,0 +1,164 @@
+/**
+ * The action verbs of a case's `act` list (docs/INTERPRETING.md, "Actions"), one small function each,
+ * over the drive's state. Each calls the adapter, keeps what came back in the run record, and notes the
+ * turns the action added to the loom.
+ */
+import type { CastOutcome, Host, OverlayDecision, Result } from '../../schemas/adapter.ts';
+import type { Action, TurnRef, Verb } from '../case-file/index.ts';
+import { jsonCopy } from '../values/index.ts';
+import { Stop, type DriveState } from './drive-state.ts';
+import type { ActionTrace } from './run-record.ts';
+import { topEntity } from './top-entity.ts';
+
+/** What one verb gets: the drive's state, the host given to `construct`, the action's body and its trace. */
+interface Step {
+  state: DriveState;
+  host: Host;
+  body: Record<string, unknown>;
+  trace: ActionTrace;
+}
+
+type VerbStep = (step: Step) => Promise<void>;
+
+async function construct({ state, host, body, trace }: Step): Promise<void> {
+  const setup = structuredClone(state.prepared.setup);
+  if (typeof body.crystal === 'string') setup.crystal = state.crystalSetup(body.crystal);
+  const result = await state.adapter.construct(setup, host);
+  state.store(trace.name, result, (v) => (state.record.cantrips[trace.name] = v.cantrip));
+  trace.appended = await state.appendedSinceLast();
+}
+
+/** The intent an action gives: absent (no key), explicitly none (null) or a text. */
+function intentOf(body: Record<string, unknown>, trace: ActionTrace): { given: boolean; intent: string | undefined } {
+  const given = Object.hasOwn(body, 'intent');
+  const intent = body.intent as string | undefined;
+  trace.intent = given ? (intent ?? null) : undefined;
+  return { given, intent };
+}
+
+/** Keeps the outcome of a cast or send, and the turns it added. */
+async function keepOutcome(state: DriveState, trace: ActionTrace, result: Result<CastOutcome>): Promise<void> {
+  state.store(trace.name, result, (v) => {
+    state.record.outcomes[trace.name] = v;
+    state.record.entities[trace.name] = v.entity_id;
+    trace.entity = v.entity_id;
+    if (v.error) state.record.failures[trace.name] = jsonCopy(v.error);
+  });
+  if (!result.ok) state.record.failures[trace.name] = jsonCopy(result.error);
+}
+
+async function cast({ state, body, trace }: Step): Promise<void> {
+  const { given, intent } = intentOf(body, trace);
+  const handle = state.cantrip(body.cantrip as string | undefined);
+  const result = await (given ? state.adapter.cast(handle, intent) : state.adapter.cast(handle));
+  await keepOutcome(state, trace, result);
+  trace.appended = await state.appendedSinceLast();
+  // A cast refused part-way (a crystal failure reported as an error) names no entity: find it in the loom.
+  if (trace.entity === undefined && trace.appended) trace.entity = topEntity(trace.appended, state.record.loom.turns);
+}
+
+async function send({ state, body, trace }: Step): Promise<void> {
+  const { given, intent } = intentOf(body, trace);
+  const entity = state.entity(body.entity as string);
+  const result = await (given ? state.adapter.send(entity, intent) : state.adapter.send(entity));
+  await keepOutcome(state, trace, result);
+  if (!result.ok) trace.entity = entity;
+  trace.appended = await state.appendedSinceLast();
+  if (trace.entity === undefined && trace.appended) trace.entity = topEntity(trace.appended, state.record.loom.turns);
+}
+
+async function invoke({ state, body, trace }: Step): Promise<void> {
+  const handle = state.cantrip(body.cantrip as string | undefined);
+  const result = await (typeof body.entity_id === 'string' ? state.adapter.invoke(handle, { entity_id: body.entity_id }) : state.adapter.invoke(handle));
+  state.store(trace.name, result, (v) => {
+    state.record.entities[trace.name] = v.entity;
+    trace.entity = v.entity;
+  });
+  trace.appended = await state.appendedSinceLast();
+}
+
+async function fork({ state, body, trace }: Step): Promise<void> {
+  const from = state.turnId(body.from as TurnRef);
+  const intent = body.intent as string | undefined;
+  trace.intent = intent;
+  // With `crystal` the fork continues on another declared crystal (LOOM-4 with the swap of spec 2.2).
+  const result =
+    typeof body.crystal === 'string'
+      ? await state.adapter.fork(from, intent, { crystal: state.crystalSetup(body.crystal) })
+      : intent === undefined
+        ? await state.adapter.fork(from)
+        : await state.adapter.fork(from, intent);
+  state.store(trace.name, result, (v) => {
+    state.record.outcomes[trace.name] = v.outcome;
+    state.record.entities[trace.name] = v.entity;
+    state.record.forks[trace.name] = { entity: v.entity, strategy: v.strategy };
+    trace.entity = v.entity;
+    if (v.outcome.error) state.record.failures[trace.name] = jsonCopy(v.outcome.error);
+  });
+  if (!result.ok) state.record.failures[trace.name] = jsonCopy(result.error);
+  trace.appended = await state.appendedSinceLast();
+}
+
+async function annotateReward({ state, body, trace }: Step): Promise<void> {
+  const result = await state.adapter.mutate({ target: 'reward', turn_id: state.turnId(body.turn as TurnRef), reward: body.reward as number | null });
+  state.store(trace.name, result, () => (state.record.mutations[trace.name] = {}));
+}
+
+async function mutate({ state, body, trace }: Step): Promise<void> {
+  const { adapter } = state;
+  const result =
+    body.target === 'delete'
+      ? await adapter.mutate({ target: 'delete', turn_id: state.turnId(body.turn as TurnRef) })
+      : body.target === 'call'
+        ? await adapter.mutate({ target: 'call', cantrip: state.cantrip(body.cantrip as string | undefined), system_prompt: (body.system_prompt as string | undefined) ?? 'changed' })
+        : await adapter.mutate({
+            target: 'turn',
+            turn_id: state.turnId(body.turn as TurnRef),
+            field: (body.field as string | undefined) ?? 'utterance',
+            value: Object.hasOwn(body, 'value') ? body.value : 'changed',
+          });
+  state.store(trace.name, result, () => (state.record.mutations[trace.name] = {}));
+}
+
+async function thread({ state, body, trace }: Step): Promise<void> {
+  const result = await state.adapter.thread(state.turnId(body.leaf as TurnRef));
+  state.store(trace.name, result, (v) => (state.record.threads[trace.name] = v.turns));
+}
+
+async function reopen({ state, trace }: Step): Promise<void> {
+  if (!state.adapter.reopen) throw new Stop('the adapter offers no reopen() (an in-process adapter declaring persistence must have it)');
+  state.store(trace.name, await state.adapter.reopen(), () => (state.record.mutations[trace.name] = {}));
+}
+
+async function snapshotLoom({ state, trace }: Step): Promise<void> {
+  const turns = await state.readLoom();
+  if (turns) state.record.snapshots[trace.name] = jsonCopy(turns);
+}
+
+async function overlay({ state, body, trace }: Step): Promise<void> {
+  if (!state.adapter.overlay) throw new Stop('the adapter offers no overlay() (an in-process adapter declaring overlay-file-gates must have it)');
+  const result = await state.adapter.overlay(state.entity(body.entity as string), body.decision as OverlayDecision);
+  state.store(trace.name, result, () => (state.record.mutations[trace.name] = {}));
+}
+
+const VERB_STEPS: Record<Verb, VerbStep> = {
+  construct,
+  cast,
+  send,
+  invoke,
+  fork,
+  annotate_reward: annotateReward,
+  mutate,
+  thread,
+  reopen,
+  snapshot_loom: snapshotLoom,
+  overlay,
+};
+
+/** Runs one action of the case (`index` -1: the implicit construct of `main`). */
+export async function runAction(state: DriveState, host: Host, action: Action, index: number): Promise<void> {
+  const verb = Object.keys(action)[0] as Verb;
+  const body = (action as Record<string, Record<string, unknown>>)[verb] ?? {};
+  const trace = state.beginAction(verb, body.as, index);
+  await VERB_STEPS[verb]({ state, host, body, trace });
+}
