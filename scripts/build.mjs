@@ -16,11 +16,12 @@ const dist = join(root, 'dist');
 // never sees a half-written dist/ with stale files from an earlier layout.
 const staging = join(root, `dist.building-${process.pid}`);
 
-/** Run-time files, relative to the package root: JSON Schemas, the rule catalog, the sandbox worker's boot file. */
+/** Run-time files, relative to the package root: JSON Schemas, the draft registry and rule catalogs, the sandbox worker's boot file. */
 const ASSETS = [
   ...listed('schemas', (f) => f.endsWith('.schema.json')),
   ...listed('schemas/protocol', (f) => f.endsWith('.schema.json')),
-  'spec/rules.yaml',
+  'spec/drafts.yaml',
+  ...listed('spec', (f) => /^rules.*\.yaml$/.test(f)),
   'reference/circle/medium/code/worker-boot.mjs',
 ];
 

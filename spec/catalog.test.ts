@@ -7,6 +7,7 @@ import { FEATURES } from '../schemas/adapter.ts';
 import { validate } from '../schemas/loader.ts';
 import {
   CATALOG_FILE,
+  CATALOG_ONLY_FEATURES,
   CatalogError,
   RULE_IDS,
   chapterOf,
@@ -89,6 +90,7 @@ describe('rule catalog: contents', () => {
   it('validates against the rules-catalog schema', () => {
     expect(validate('rules-catalog', parse(catalogText))).toEqual({ ok: true });
     expect(catalog.spec_version).toBe('0.1.0-draft');
+    expect(catalog.spec_commit).toBe('cfee8a3');
     expect(catalog.format_version).toBe(1);
   });
 
@@ -121,11 +123,16 @@ describe('rule catalog: contents', () => {
     for (const rule of split) expect(strongestLevel(rule.clauses!.map((c) => c.level)), rule.id).toBe(rule.level);
   });
 
-  it('the schema feature enum is core plus the adapter FEATURES', () => {
+  it('the schema feature enum is core plus the adapter FEATURES plus the catalog-only ones (acp)', () => {
     const schema = JSON.parse(readFileSync(join(REPO, 'schemas/rules-catalog.schema.json'), 'utf8')) as {
       $defs: { rule: { properties: { feature: { enum: string[] } } } };
     };
-    expect(schema.$defs.rule.properties.feature.enum).toEqual(['core', ...FEATURES]);
+    expect(schema.$defs.rule.properties.feature.enum).toEqual(['core', ...FEATURES, ...CATALOG_ONLY_FEATURES]);
+    expect(CATALOG_ONLY_FEATURES.filter((f) => (FEATURES as readonly string[]).includes(f))).toEqual([]);
+  });
+
+  it('no 0.1.0 rule belongs to a catalog-only feature (those arrive with later drafts)', () => {
+    for (const rule of catalog.rules) expect(CATALOG_ONLY_FEATURES as readonly string[], rule.id).not.toContain(rule.feature);
   });
 
   it('depends_on names only other catalog rules', () => {
@@ -184,6 +191,11 @@ describe('rule catalog: malformed files are reported with file, line and what', 
   it('a level weaker than its strongest clause is rejected (PROD-2)', () => {
     const problems = problemsOf(catalogText.replace(/(id: PROD-2\n(?:.*\n){3}\s+level: )MUST/, '$1SHOULD'));
     expect(problems.some((p) => p.startsWith(`broken.yaml:${lineOf('id: PROD-2') + 4}:`))).toBe(true);
+  });
+
+  it('another draft\'s spec_version is refused by the 0.1.0 loader, at its line', () => {
+    const problems = problemsOf(catalogText.replace('spec_version: 0.1.0-draft', 'spec_version: 0.3.1'));
+    expect(problems.some((p) => p.startsWith(`broken.yaml:${lineOf('spec_version:')}:`) && p.includes('0.3.1'))).toBe(true);
   });
 
   it('a YAML syntax error carries its line', () => {
@@ -267,7 +279,8 @@ if (!HAVE_SPEC) {
 
 describe('terms.md', () => {
   const terms = readFileSync(TERMS_FILE, 'utf8');
-  const sections = terms.split(/^## /m).slice(1);
+  // The term entries end where the part on renames across drafts begins (tested in drafts.test.ts).
+  const sections = (terms.split(/^# Across drafts/m)[0] ?? '').split(/^## /m).slice(1);
   const TERMS = ['crystal', 'call', 'gate', 'ward', 'circle', 'intent', 'cantrip', 'entity', 'turn', 'thread', 'loom', 'medium'];
 
   it('defines the eleven terms plus medium, each naming its reference module and known rules', () => {

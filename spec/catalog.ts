@@ -1,8 +1,9 @@
 /**
- * The rule catalog (`spec/rules.yaml`) as typed data: loaded with `yaml`, validated against
+ * The rule catalog of draft 0.1.0 (`spec/rules.yaml`) as typed data: loaded with `yaml`, validated against
  * `schemas/rules-catalog.schema.json`, then checked for what a schema cannot say (unique ids, known
  * references, the canonical id list, levels consistent with clauses). Every problem names the file,
- * the line and column when known, and what is wrong.
+ * the line and column when known, and what is wrong. The catalogs of later drafts share the shape and
+ * the reading code ({@link parseCatalogWith}); `spec/drafts.ts` loads them through the draft registry.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +17,50 @@ export type RuleLevel = 'MUST' | 'SHOULD' | 'MAY';
 /** How the kit can observe a rule: through an adapter, only by inspecting an implementation, or not at all. */
 export type Testability = 'behavioral' | 'structural' | 'not-observable';
 
+/**
+ * Features a draft's rules belong to that no adapter can declare yet (not in `FEATURES` of
+ * `schemas/adapter.ts`): `acp`, the Agent Client Protocol rules of 0.2.0 on (PROD-6, PROD-7). A case
+ * cannot require one until the adapter interface lists it.
+ */
+export const CATALOG_ONLY_FEATURES = ['acp'] as const;
+
 /** `core` for rules every implementation must meet, otherwise the optional feature the rule belongs to. */
-export type RuleFeature = 'core' | Feature;
+export type RuleFeature = 'core' | Feature | (typeof CATALOG_ONLY_FEATURES)[number];
+
+/**
+ * How a rule differs from its counterpart in an earlier draft: `same` (nothing), `renamed` (a new id or
+ * renamed terms only), `reworded` (other words, same requirements), `amended` (a detail of what is asked
+ * changed at the same level), `level-changed` (see {@link LevelChange}), `reversed` (what was required
+ * or forbidden is now allowed, or the opposite), `new` (no counterpart in that draft).
+ */
+export type ChangeKind = 'same' | 'renamed' | 'reworded' | 'amended' | 'level-changed' | 'reversed' | 'new';
+
+/** One obligation of a rule whose level moved between two drafts. */
+export interface LevelChange {
+  /** Which part, in our words ("the whole rule" when the rule has one level). */
+  part: string;
+  from: RuleLevel;
+  to: RuleLevel;
+}
+
+/** A rule's counterpart in one earlier draft (none when `changes` is `['new']`). */
+export interface LineageEntry {
+  /** The earlier draft's version, e.g. `0.1.0`. */
+  draft: string;
+  /** The counterpart's id in that draft; absent for a rule new since then. */
+  id?: string;
+  changes: ChangeKind[];
+  /** Present exactly when `changes` holds `level-changed`. */
+  level_changes?: LevelChange[];
+  note?: string;
+}
+
+/** A rule of an earlier draft with no counterpart in this catalog's draft. */
+export interface RemovedRule {
+  draft: string;
+  id: string;
+  note: string;
+}
 
 /** The rule ids of draft 0.1.0, in catalog order (family by family, numbers ascending). */
 export const RULE_IDS = [
@@ -48,9 +91,9 @@ export interface RuleClause {
   testability_note?: string;
 }
 
-/** One numbered rule of the spec, as the catalog describes it. */
-export interface Rule {
-  id: RuleId;
+/** One numbered rule of the spec, as the catalog describes it. `Id` is the draft's id type (0.1.0 by default). */
+export interface Rule<Id extends string = RuleId> {
+  id: Id;
   chapter: number;
   /** Section number and heading, e.g. `1.3 Termination and truncation`. */
   section: string;
@@ -65,14 +108,21 @@ export interface Rule {
   /** Always present for `structural` and `not-observable` rules. */
   testability_note?: string;
   feature: RuleFeature;
-  depends_on?: RuleId[];
+  depends_on?: Id[];
+  /** Later drafts only: the counterpart in each earlier draft. */
+  lineage?: LineageEntry[];
 }
 
 /** The whole catalog file. */
-export interface Catalog {
+export interface Catalog<Id extends string = RuleId> {
+  /** The version as the draft's text states it, e.g. `0.1.0-draft`, `0.3.1`. */
   spec_version: string;
+  /** Upstream commit of the draft's text. */
+  spec_commit?: string;
   format_version: number;
-  rules: Rule[];
+  rules: Rule<Id>[];
+  /** Later drafts only: rules of earlier drafts with no counterpart here. */
+  removed?: RemovedRule[];
 }
 
 /** A malformed catalog: `problems` holds one line per finding, each starting with `file:line:col`. */
@@ -98,10 +148,25 @@ export function isRuleId(value: unknown): value is RuleId {
 }
 
 /**
- * Parses and checks catalog text. `file` only labels error messages. Throws {@link CatalogError}
+ * Parses and checks the 0.1.0 catalog text. `file` only labels error messages. Throws {@link CatalogError}
  * listing every problem found, each with its position in the file.
  */
 export function parseCatalog(text: string, file = '<catalog>'): Catalog {
+  return parseCatalogWith<RuleId>(text, file, semanticProblems);
+}
+
+/** A problem a semantic check found: where in the document (a path of keys and indexes) and what. */
+export type Finding = { path: (string | number)[]; message: string };
+
+/**
+ * Parses catalog text of any draft: YAML, then the rules-catalog schema, then `check` for what the
+ * schema cannot say. Throws {@link CatalogError} listing every problem with `file:line:col`.
+ */
+export function parseCatalogWith<Id extends string>(
+  text: string,
+  file: string,
+  check: (catalog: Catalog<Id>) => Finding[],
+): Catalog<Id> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const where = (path: readonly (string | number)[]): string => {
@@ -128,8 +193,8 @@ export function parseCatalog(text: string, file = '<catalog>'): Catalog {
       result.problems.map((p) => `${where(pointerPath(p.pointer))}: ${p.pointer}: ${p.message}`),
     );
   }
-  const catalog = value as Catalog;
-  const problems = semanticProblems(catalog).map(({ path, message }) => `${where(path)}: ${message}`);
+  const catalog = value as Catalog<Id>;
+  const problems = check(catalog).map(({ path, message }) => `${where(path)}: ${message}`);
   if (problems.length > 0) throw new CatalogError(file, problems);
   return catalog;
 }
@@ -163,18 +228,40 @@ export function strongestLevel(levels: readonly RuleLevel[]): RuleLevel | undefi
   return best;
 }
 
-type Finding = { path: (string | number)[]; message: string };
-
-/** Checks a schema-valid catalog for what JSON Schema cannot express. */
+/** Checks the schema-valid 0.1.0 catalog for what JSON Schema cannot express. */
 function semanticProblems(catalog: Catalog): Finding[] {
   const found: Finding[] = [];
+  if (catalog.spec_version !== '0.1.0-draft') {
+    found.push({ path: ['spec_version'], message: `spec_version is ${catalog.spec_version}, but this is the catalog of 0.1.0-draft` });
+  }
+  const seen = ruleShapeProblems(catalog, ID_SET, '0.1.0-draft', found);
+  const ids = catalog.rules.map((r) => r.id);
+  const missing = RULE_IDS.filter((id) => !seen.has(id));
+  if (missing.length > 0) found.push({ path: ['rules'], message: `missing rules: ${missing.join(', ')}` });
+  else if (ids.length === RULE_IDS.length && ids.some((id, k) => id !== RULE_IDS[k])) {
+    const k = ids.findIndex((id, n) => id !== RULE_IDS[n]);
+    found.push({ path: ['rules', k, 'id'], message: `rules out of catalog order: expected ${RULE_IDS[k]} at rules[${k}], found ${ids[k]}` });
+  }
+  return found;
+}
+
+/**
+ * Checks every draft's catalog shares: unique ids from `known`, section within chapter, level equal
+ * to the strongest clause, depends_on naming other known rules. Appends to `found`; returns id -> index.
+ */
+export function ruleShapeProblems(
+  catalog: Catalog<string>,
+  known: ReadonlySet<string>,
+  draft: string,
+  found: Finding[],
+): Map<string, number> {
   const seen = new Map<string, number>();
   catalog.rules.forEach((rule, i) => {
     const at = (...rest: (string | number)[]) => ['rules', i, ...rest];
     const first = seen.get(rule.id);
     if (first !== undefined) found.push({ path: at('id'), message: `duplicate id ${rule.id} (first at rules[${first}])` });
     else seen.set(rule.id, i);
-    if (!isRuleId(rule.id)) found.push({ path: at('id'), message: `${rule.id} is not a rule of the draft spec` });
+    if (!known.has(rule.id)) found.push({ path: at('id'), message: `${rule.id} is not a rule of draft ${draft}` });
     if (rule.section.split(/[. ]/)[0] !== String(rule.chapter)) {
       found.push({ path: at('section'), message: `section '${rule.section}' is not in chapter ${rule.chapter}` });
     }
@@ -186,17 +273,10 @@ function semanticProblems(catalog: Catalog): Finding[] {
     }
     rule.depends_on?.forEach((dep, j) => {
       if (dep === rule.id) found.push({ path: at('depends_on', j), message: `${rule.id} depends on itself` });
-      else if (!isRuleId(dep)) found.push({ path: at('depends_on', j), message: `${rule.id} depends on unknown rule ${dep}` });
+      else if (!known.has(dep)) found.push({ path: at('depends_on', j), message: `${rule.id} depends on unknown rule ${dep}` });
     });
   });
-  const ids = catalog.rules.map((r) => r.id);
-  const missing = RULE_IDS.filter((id) => !seen.has(id));
-  if (missing.length > 0) found.push({ path: ['rules'], message: `missing rules: ${missing.join(', ')}` });
-  else if (ids.length === RULE_IDS.length && ids.some((id, k) => id !== RULE_IDS[k])) {
-    const k = ids.findIndex((id, n) => id !== RULE_IDS[n]);
-    found.push({ path: ['rules', k, 'id'], message: `rules out of catalog order: expected ${RULE_IDS[k]} at rules[${k}], found ${ids[k]}` });
-  }
-  return found;
+  return seen;
 }
 
 /** `/rules/3/id` -> ['rules', 3, 'id']. */
