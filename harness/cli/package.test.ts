@@ -5,8 +5,8 @@
  * scripts, all from the installed package's JavaScript (no tsx registered by the kit, no sources).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '../../schemas/loader.ts';
@@ -21,6 +21,9 @@ const SETUP_MS = 600_000;
 const STEP_MS = 180_000;
 /** A few cases, among them code circles (the sandbox worker must load from dist/ too). */
 const FILTER = 'LOOP-3';
+/** The Python starting point docs/adapter-protocol.md names. */
+const SKELETON = 'fixtures/adapters/python/cantrip_adapter_skeleton.py';
+const python = spawnSync('python3', ['--version']).status === 0;
 
 interface Run {
   code: number;
@@ -45,6 +48,10 @@ function run(command: string, args: string[], cwd: string, timeout = STEP_MS): P
 let work: string;
 let project: string;
 let packed: string[];
+/** The package.json inside the tarball, as installed. */
+let packedManifest: { scripts?: Record<string, string>; files?: string[]; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+/** The checkout's package.json before packing: `prepack` trims it for the tarball and `postpack` puts it back. */
+const manifestBeforePack = readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8');
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'cantrip-package-'));
@@ -59,6 +66,7 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'an-implementation', version: '1.0.0', private: true }, null, 2)}\n`);
   const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, info!.filename)], project, SETUP_MS);
   expect(install.code, install.stderr).toBe(0);
+  packedManifest = JSON.parse(readFileSync(join(project, 'node_modules', 'cantrip-conformance', 'package.json'), 'utf8')) as typeof packedManifest;
 
   writeFileSync(
     join(project, 'my-adapter.ts'),
@@ -88,8 +96,41 @@ function cli(args: string[]): Promise<Run> {
 describe('the packed kit', () => {
   it('ships the build, the schemas, the rules and the cases, and no sources, tests, benches or CI scripts', () => {
     expect(packed).toEqual(expect.arrayContaining(['bin/cantrip-conformance.mjs', 'dist/harness/cli/cli.js', 'dist/harness/index.d.ts', 'dist/reference/index.js', 'schemas/report.schema.json', 'dist/spec/rules.yaml', 'tests.yaml', 'README.md']));
-    const unwanted = packed.filter((path) => (path.endsWith('.ts') && !path.endsWith('.d.ts')) || /^(bench|fixtures|\.ci|harness|reference|scripts)\//.test(path));
+    // Of fixtures/, only what docs/adapter-protocol.md offers an implementer (below).
+    const unwanted = packed.filter(
+      (path) =>
+        (path.endsWith('.ts') && !path.endsWith('.d.ts')) ||
+        /^(bench|\.ci|harness|reference|scripts)\//.test(path) ||
+        (path.startsWith('fixtures/') && path !== SKELETON && !/^fixtures\/schemas\/protocol\/[^/]+\/(valid|invalid)-[^/]+\.json$/.test(path)),
+    );
     expect(unwanted).toEqual([]);
+  });
+
+  it('ships what docs/adapter-protocol.md gives an implementer in another language: the Python skeleton, the worked protocol examples, the stdio server; and the licence and changelog', () => {
+    expect(packed).toEqual(expect.arrayContaining([SKELETON, 'dist/reference/adapter/stdio-server.js', 'dist/reference/adapter/stdio-server.d.ts', 'LICENSE', 'CHANGELOG.md']));
+    // A valid worked example for every protocol schema (the envelope and each method), and every example shipped.
+    const methods = readdirSync(join(PACKAGE_ROOT, 'schemas', 'protocol'))
+      .filter((file) => file.endsWith('.schema.json'))
+      .map((file) => file.slice(0, -'.schema.json'.length));
+    const withoutExample = methods.filter((method) => !packed.some((path) => path.startsWith(`fixtures/schemas/protocol/${method}/valid-`)));
+    expect(withoutExample).toEqual([]);
+    const shippedExamples = packed.filter((path) => path.startsWith('fixtures/schemas/protocol/'));
+    const sourceExamples = methods.flatMap((method) => readdirSync(join(PACKAGE_ROOT, 'fixtures', 'schemas', 'protocol', method)).filter((file) => /^(valid|invalid)-.*\.json$/.test(file)).map((file) => `fixtures/schemas/protocol/${method}/${file}`));
+    expect(shippedExamples.sort()).toEqual(sourceExamples.sort());
+    // What the listing shows, for the record.
+    console.log(packed.filter((path) => path === SKELETON || path.includes('stdio-server') || path === 'LICENSE' || path === 'CHANGELOG.md' || path.startsWith('fixtures/schemas/protocol/cast/')).sort().join('\n'));
+  });
+
+  it('has no script in the packed package.json (they name files that are not shipped), and the checkout keeps its own', () => {
+    expect(packedManifest.scripts).toBeUndefined();
+    expect(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).toBe(manifestBeforePack);
+    expect(existsSync(join(PACKAGE_ROOT, '.package.json.during-pack'))).toBe(false);
+    expect(JSON.parse(manifestBeforePack).scripts.prepare).toBeDefined();
+  });
+
+  it('declares @types/node, which the declarations use, as an optional peer dependency', () => {
+    expect(packedManifest.peerDependencies?.['@types/node']).toBeDefined();
+    expect(packedManifest.peerDependenciesMeta?.['@types/node']).toEqual({ optional: true });
   });
 
   it('runs a TypeScript adapter (.ts) in a CommonJS project and writes a report that validates', async () => {
@@ -100,6 +141,16 @@ describe('the packed kit', () => {
     expect(validate('report', report)).toEqual({ ok: true });
     expect(report.summary.total).toBeGreaterThan(0);
     expect(report.summary.pass).toBe(report.summary.total);
+  }, STEP_MS);
+
+  it('runs the shipped stdio server as a cmd: adapter, by the path docs/adapter-protocol.md gives', async () => {
+    const result = await cli(['run', '--adapter', 'cmd:node node_modules/cantrip-conformance/dist/reference/adapter/stdio-server.js', '--no-properties', '--filter', FILTER, '--no-out']);
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+  }, STEP_MS);
+
+  it.runIf(python)('runs the shipped Python skeleton as a cmd: adapter', async () => {
+    const result = await cli(['run', '--adapter', `cmd:python3 node_modules/cantrip-conformance/${SKELETON}`, '--no-properties', '--filter', 'LOOP-3', '--no-out']);
+    expect(result.code, result.stderr + result.stdout).toBe(0);
   }, STEP_MS);
 
   it('runs a .cts adapter, and exits 2 for a module that exports no createAdapter', async () => {
@@ -175,5 +226,22 @@ describe('the packed kit', () => {
     const kitFiles = tsc.stdout.split('\n').filter((line) => line.includes('/node_modules/cantrip-conformance/'));
     expect(kitFiles.length).toBeGreaterThan(0);
     expect(kitFiles.filter((file) => !file.endsWith('.d.ts'))).toEqual([]);
+  }, STEP_MS);
+
+  it('needs @types/node, as the README says: without it the shipped declarations themselves do not type-check', async () => {
+    writeFileSync(
+      join(project, 'tsconfig.no-node.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, typeRoots: [], types: [] },
+        files: ['my-adapter.ts'],
+      }),
+    );
+    const tsc = await run(process.execPath, [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.no-node.json'], project);
+    expect(tsc.code).not.toBe(0);
+    // The errors are in installed declarations (the kit's, and those of its dependencies, which need Node's
+    // types too), never in the consumer's own file, and the kit's own are among them.
+    const errorFiles = [...new Set(tsc.stdout.split('\n').filter((line) => /\): error TS\d+/.test(line)).map((line) => line.slice(0, line.indexOf('(')).replaceAll('\\', '/')))];
+    expect(errorFiles.filter((file) => !(file.startsWith('node_modules/') && file.endsWith('.d.ts')))).toEqual([]);
+    expect(errorFiles.filter((file) => file.startsWith('node_modules/cantrip-conformance/dist/')).length, tsc.stdout).toBeGreaterThan(0);
   }, STEP_MS);
 });
