@@ -6,7 +6,7 @@ import { CantripError } from '../errors.ts';
 import { createCantrip } from '../entity/cantrip.ts';
 import type { Entity } from '../entity/entity.ts';
 import { COMPOSITION_GATES } from './names.ts';
-import { admitChild } from './child-limits.ts';
+import { admitChild } from './admit-child.ts';
 
 /** How long a parent waits for its children to record their truncation after it ends (COMP-9). */
 export const CHILD_WIND_DOWN_MS = 2000;
