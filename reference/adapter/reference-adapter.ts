@@ -3,7 +3,7 @@ import { CRYSTAL_TRANSPORTS, OPTIONAL_WARDS, PROTOCOL_VERSION } from '../../sche
 import { CODE_ARGUMENT, CODE_TOOL } from '../circle/medium/code/presentation.ts';
 import type { Cantrip } from '../entity/cantrip.ts';
 import type { Entity } from '../entity/entity.ts';
-import type { CastResult } from '../entity/loop.ts';
+import type { CastResult } from '../entity/cast-result.ts';
 import { CantripError } from '../errors.ts';
 import { JsonlStorage } from '../loom/jsonl-storage.ts';
 import { Loom } from '../loom/loom.ts';

@@ -1,12 +1,12 @@
 import type { ChildLimitsSetup, VerifierSetup } from '../../schemas/index.ts';
 import { allowDenyVerifier, argumentsSchemaVerifier, type Verifier } from '../circle/verifiers.ts';
-import type { ChildLimits } from '../composition/child-limits.ts';
+import type { ChildLimits } from '../circle/child-limits.ts';
 
 /**
  * The lineage wards of a case setup (wire names) as the reference's own: verifiers, in the order
  * given, which is their priority order (features `verifier-wards`), and child limits
  * (`child-circle-wards`). Translation only; what they do lives in circle/verifiers.ts and
- * composition/child-limits.ts.
+ * composition/admit-child.ts.
  */
 export function toVerifiers(setups: readonly VerifierSetup[] | undefined): Verifier[] {
   return (setups ?? []).map((setup) =>

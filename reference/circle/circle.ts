@@ -7,7 +7,7 @@ import { conversationMedium } from './medium/conversation.ts';
 import type { Medium } from './medium/medium.ts';
 import { hasTruncationWard, type Wards } from './wards.ts';
 import { checkVerifiers, type Verifier } from './verifiers.ts';
-import type { ChildLimits } from '../composition/child-limits.ts';
+import type { ChildLimits } from './child-limits.ts';
 
 /** The environment an entity acts in: one medium, its gates, its wards (chapter 4). */
 export interface Circle {
@@ -19,7 +19,7 @@ export interface Circle {
   readonly tools: readonly ToolDefinition[];
   /** Checks every gate call must pass before it runs, first one first (CIRCLE-6); see verifiers.ts. */
   readonly verifiers: readonly Verifier[];
-  /** What the circle of a child spawned from this one may be (COMP-1, WARD-1); see composition/child-limits.ts. */
+  /** What the circle of a child spawned from this one may be (COMP-1, WARD-1); see child-limits.ts. */
   readonly childLimits: ChildLimits | undefined;
 }
 

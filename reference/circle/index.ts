@@ -3,6 +3,7 @@ export * from './done.ts';
 export * from './wards.ts';
 export * from './verifiers.ts';
 export * from './circle.ts';
+export * from './child-limits.ts';
 export * from './gate-execution.ts';
 export * from './medium/medium.ts';
 export * from './medium/conversation.ts';

@@ -9,7 +9,7 @@ import { createCantrip } from '../entity/cantrip.ts';
 import { echoGate, failGate } from '../testing/kit.ts';
 import { callEntityBatchGate } from './call-entity-batch.ts';
 import { callEntityGate } from './call-entity.ts';
-import type { ChildLimits } from './child-limits.ts';
+import type { ChildLimits } from '../circle/child-limits.ts';
 
 const step = (gate: string, args: Record<string, unknown> = {}): Partial<CrystalResponse> => ({ tool_calls: [gateCall(gate, args)] });
 const childDone = () => new ScriptedCrystal(Array.from({ length: 4 }, () => step('done', { answer: 'child done' })), 'child');

@@ -1,5 +1,5 @@
 export * from './names.ts';
 export * from './spawn.ts';
-export * from './child-limits.ts';
+export * from './admit-child.ts';
 export * from './call-entity.ts';
 export * from './call-entity-batch.ts';

@@ -3,13 +3,16 @@ import type { ChildOutcome, ChildRequest, Gate } from '../circle/gate.ts';
 import { composeWards } from '../circle/wards.ts';
 import { DONE } from '../circle/done.ts';
 import { CantripError } from '../errors.ts';
-import { createCantrip } from '../entity/cantrip.ts';
+import type { CantripOptions } from '../entity/cantrip-parts.ts';
 import type { Entity } from '../entity/entity.ts';
 import { COMPOSITION_GATES } from './names.ts';
-import { admitChild } from './child-limits.ts';
+import { admitChild } from './admit-child.ts';
 
-/** How long a parent waits for its children to record their truncation after it ends (COMP-9). */
-export const CHILD_WIND_DOWN_MS = 2000;
+/**
+ * How the spawner builds a child's cantrip: `createCantrip`, handed in by entity/cantrip.ts, which in
+ * turn hands this spawner to the loop. Importing it here would close a circle of imports.
+ */
+export type BuildCantrip = (options: CantripOptions) => { invoke(options: { parentDeadline?: number }): Entity };
 
 /**
  * Runs one child entity for a composition gate of `parent`, inside the parent's turn `spawningTurnId`.
@@ -26,6 +29,8 @@ export const CHILD_WIND_DOWN_MS = 2000;
  * - COMP-5, LOOM-8, LOOM-12: it records into the parent's loom, its subtree hanging from the spawning turn.
  * - COMP-2: the parent's gate call waits for the whole child cast.
  * - COMP-9: when the parent's turn is aborted, the child is stopped and records `parent_terminated`.
+ *
+ * The loop is handed this function (entity/loop.ts, `ChildSpawner`) with `createCantrip` bound as `buildCantrip`.
  */
 export async function spawnChild(
   parent: Entity,
@@ -33,6 +38,7 @@ export async function spawnChild(
   signal: AbortSignal,
   request: ChildRequest,
   parentDeadline: number | undefined,
+  buildCantrip: BuildCantrip,
 ): Promise<ChildOutcome> {
   const parentCircle = parent.cantrip.circle;
   const inherited = (parentCircle.wards.maxDepth ?? 1) - 1;
@@ -59,7 +65,7 @@ export async function spawnChild(
     ...(parentCircle.childLimits ? { childLimits: parentCircle.childLimits } : {}),
   });
   admitChild(parentCircle.childLimits, circle);
-  const cantrip = createCantrip({
+  const cantrip = buildCantrip({
     crystal: request.crystal ?? parent.cantrip.crystal,
     call: request.call ?? parent.cantrip.call,
     circle,

@@ -1,64 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolChoice, Turn } from '../../schemas/index.ts';
-import { callRecord, type Call } from '../call/call.ts';
-import type { Circle } from '../circle/circle.ts';
+import type { Turn } from '../../schemas/index.ts';
+import { callRecord } from '../call/call.ts';
 import { DONE } from '../circle/done.ts';
 import { hasTruncationWard } from '../circle/wards.ts';
-import type { Crystal } from '../crystal/contract.ts';
+import { spawnChild } from '../composition/spawn.ts';
 import { CantripError } from '../errors.ts';
 import { Loom } from '../loom/loom.ts';
 import { callTurn, newTurnId } from '../loom/turn.ts';
-import type { FoldingOptions } from '../loom/fold.ts';
-import type { Redactor } from '../production/redaction.ts';
-import type { EventSink } from '../production/events.ts';
+import type { CantripOptions, CantripParts } from './cantrip-parts.ts';
+import type { CastResult, CastStart } from './cast-result.ts';
 import { contextFromThread } from './context.ts';
 import { Entity, newEntityId } from './entity.ts';
-import type { CastResult } from './loop.ts';
-
-/** What a cantrip is made of (§1.4). */
-export interface CantripOptions {
-  crystal: Crystal;
-  call: Call;
-  circle: Circle;
-  /** LOOP-6: when true, only `done` ends a cast; a text-only reply is just a turn. Default false. */
-  requireDone?: boolean;
-  /** CRYSTAL-5: the tool choice every query carries; `required` demands a gate call each turn. Default `auto`. */
-  toolChoice?: ToolChoice;
-  /** Where turns go; a fresh in-memory loom by default. Share one loom to get one tree (LOOM-12). */
-  loom?: Loom;
-  /** Streaming events: an observation channel only. */
-  onEvent?: EventSink;
-  /** For a child cantrip: the parent turn that spawned it; its call turn hangs there (COMP-5). */
-  spawnedBy?: string;
-  /** Data handed to entities of this cantrip with their first intent (a child's `context`). */
-  context?: unknown;
-  /** LOOM-11: let the entity's code read its own thread (code circles only). */
-  exposeLoom?: boolean;
-  /** §6.8, PROD-4: fold older turns into a summary when the context nears the crystal's window. */
-  folding?: FoldingOptions;
-  /** Scrubs secrets from what the entity observes (the loom's own `redact` option covers exports). */
-  redact?: Redactor;
-  /**
-   * The id of a cantrip rebuilt over a loom that already holds its turns (after a restart): its call
-   * turn is then found in the loom rather than stored a second time (CALL-4).
-   */
-  id?: string;
-}
+import { runCast, type ChildSpawner } from './loop.ts';
 
 /** A cantrip: a reusable value binding a crystal to a circle through a call (CANTRIP-1, CANTRIP-2). */
-export interface Cantrip {
-  readonly id: string;
-  readonly crystal: Crystal;
-  readonly call: Call;
-  readonly circle: Circle;
-  readonly requireDone: boolean;
-  readonly toolChoice: ToolChoice;
-  readonly loom: Loom;
-  readonly onEvent: EventSink | undefined;
-  readonly context: unknown;
-  readonly exposeLoom: boolean;
-  readonly folding: FoldingOptions | undefined;
-  readonly redact: Redactor | undefined;
+export interface Cantrip extends CantripParts {
   /** Invoke, run one intent, dispose (§1.5). Each cast is a new, independent entity (CANTRIP-2). */
   cast(intent: string): Promise<CastResult>;
   /** A persistent entity that takes intents one cast at a time (ENTITY-5, ENTITY-6). */
@@ -126,7 +82,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
       }
     },
     invoke(invokeOptions: { entityId?: string; parentDeadline?: number } = {}) {
-      return new Entity(cantrip, invokeOptions.entityId ?? newEntityId(), {
+      return new Entity(cantrip, invokeOptions.entityId ?? newEntityId(), castWithChildren, {
         parentTurnId: callTurnId(),
         sequence: 0,
         ...(invokeOptions.parentDeadline === undefined ? {} : { parentDeadline: invokeOptions.parentDeadline }),
@@ -140,7 +96,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
       // Only this cantrip's own stretch of the path: for a child, the parent's turns above its call turn are not its context.
       const path = loom.pathTo(turnId);
       const lineage = path.slice(path.map((step) => step.role).lastIndexOf('call') + 1);
-      return new Entity(cantrip, forkOptions.entityId ?? newEntityId(), {
+      return new Entity(cantrip, forkOptions.entityId ?? newEntityId(), castWithChildren, {
         parentTurnId: turnId,
         sequence: turn.sequence,
         messages: contextFromThread(lineage, options.circle.medium),
@@ -151,3 +107,15 @@ export function createCantrip(options: CantripOptions): Cantrip {
   });
   return cantrip;
 }
+
+/**
+ * The loop every entity of a cantrip runs its casts with, handed the spawner its composition gates
+ * call (COMP-2). The spawner builds each child's cantrip with `createCantrip`, so it is wired here,
+ * where both are known, rather than imported by the loop: that import would run in a circle.
+ */
+function castWithChildren(entity: Entity, start: CastStart): Promise<CastResult> {
+  return runCast(entity, start, spawnChildCantrip);
+}
+
+const spawnChildCantrip: ChildSpawner = (parent, spawningTurnId, signal, request, parentDeadline) =>
+  spawnChild(parent, spawningTurnId, signal, request, parentDeadline, createCantrip);

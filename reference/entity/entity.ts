@@ -5,13 +5,19 @@ import { emptyUsage } from '../production/usage.ts';
 import { callMessages } from '../call/call.ts';
 import { WorkingContext } from './working-context.ts';
 import { uniqueId } from '../unique-id.ts';
-import type { Cantrip } from './cantrip.ts';
-import { runCast, type CastResult, type CastStart } from './loop.ts';
+import type { CantripParts } from './cantrip-parts.ts';
+import type { CastResult, CastStart } from './cast-result.ts';
 
 /** A fresh, globally unique entity id (ENTITY-2): `entity_` and a {@link uniqueId}. */
 export function newEntityId(): string {
   return uniqueId('entity');
 }
+
+/**
+ * How an entity runs one cast: the loop (loop.ts), handed in by the cantrip that makes the entity
+ * (ENTITY-1), since the loop reads the entity it runs and so cannot also be imported by it.
+ */
+export type CastLoop = (entity: Entity, start: CastStart) => Promise<CastResult>;
 
 /** Where an entity's first turn hangs in the loom, and the sequence it continues from. */
 export interface EntityOrigin {
@@ -52,8 +58,9 @@ export class Entity {
   private readonly children = new Set<Promise<unknown>>();
 
   constructor(
-    readonly cantrip: Cantrip,
+    readonly cantrip: CantripParts,
     readonly id: string,
+    private readonly castLoop: CastLoop,
     origin: EntityOrigin,
   ) {
     this.lastTurnId = origin.parentTurnId;
@@ -84,7 +91,7 @@ export class Entity {
     if (this.casting) throw new CantripError('unsupported', `entity ${this.id} is already running a cast`);
     this.casting = true;
     try {
-      return await runCast(this, start);
+      return await this.castLoop(this, start);
     } finally {
       this.casting = false;
     }

@@ -1,4 +1,5 @@
 import type { CrystalRequest, CrystalResponse, StreamEvent, ToolDefinition, Turn, TruncationCause, Usage } from '../../schemas/index.ts';
+import type { ChildOutcome, ChildRequest } from '../circle/gate.ts';
 import { NO_GATE_CALLED, type Action, type ActContext } from '../circle/medium/medium.ts';
 import { validateResponse } from '../crystal/validate.ts';
 import { CantripError } from '../errors.ts';
@@ -7,35 +8,28 @@ import { deliver } from '../production/events.ts';
 import { fileChangingGates, filesChangedIn } from '../circle/overlay-file-gates.ts';
 import { addUsage, billedTokens } from '../production/usage.ts';
 import { boundCast, DeadlinePassed, type CastBound } from './deadline.ts';
+import type { CastResult, CastStart } from './cast-result.ts';
 import type { Entity } from './entity.ts';
 import { truncationSummary } from './truncation-summary.ts';
 import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold, type FoldingOptions } from '../loom/fold.ts';
 import type { QueryOptions } from '../crystal/contract.ts';
-import { CHILD_WIND_DOWN_MS, spawnChild } from '../composition/spawn.ts';
 import { rejectionStreak } from '../circle/verifiers.ts';
 
+/** How long a parent waits for its children to record their truncation after it ends (COMP-9). */
+export const CHILD_WIND_DOWN_MS = 2000;
 
-/** How one cast ended (the reference's form of the spec's terminated / truncated outcome). */
-export interface CastResult {
-  entityId: string;
-  status: 'terminated' | 'truncated';
-  /** The done gate's answer, or the text of an implicit termination (LOOP-6). */
-  result?: unknown;
-  truncationCause?: TruncationCause;
-  /** LOOP-4: what was done before the cut. */
-  summary?: string;
-  /** Set when the cast ended because the crystal failed or answered with something unusable. */
-  error?: CantripError;
-  /** PROD-3: the entity's cumulative usage after this cast. */
-  usage: Usage;
-  /** This cast's turns, as stored in the loom. */
-  turns: Turn[];
-}
-
-/** Where a cast starts: a fresh intent, or none for a forked entity carrying on its thread (LOOM-4). */
-export interface CastStart {
-  intent: string | null;
-}
+/**
+ * Runs one child entity for a composition gate call of `parent`, inside its turn `spawningTurnId`
+ * (COMP-2, COMP-5): composition/spawn.ts's `spawnChild`. The loop receives it with its inputs: the
+ * spawner builds the child's cantrip, whose entity runs this loop, so the loop cannot import it.
+ */
+export type ChildSpawner = (
+  parent: Entity,
+  spawningTurnId: string,
+  signal: AbortSignal,
+  request: ChildRequest,
+  parentDeadline: number | undefined,
+) => Promise<ChildOutcome>;
 
 /**
  * Runs one cast: turn after turn until the entity calls `done`, stops talking (when `done` is not
@@ -47,9 +41,10 @@ export interface CastStart {
  * turn in the loom before the next one starts (LOOM-1). Utterance and observation strictly alternate
  * (LOOP-1). Wards are checked by the loop, never left to the entity (CIRCLE-6): turn cap and token
  * budget after each turn, the wall clock around every wait (LOOP-2, LOOP-4), and the run of gate calls
- * the circle's verifiers refused in a row (LOOP-4, `maxRejections`).
+ * the circle's verifiers refused in a row (LOOP-4, `maxRejections`). Children of its composition gate
+ * calls are run by `spawn` (COMP-2).
  */
-export async function runCast(entity: Entity, start: CastStart): Promise<CastResult> {
+export async function runCast(entity: Entity, start: CastStart, spawn: ChildSpawner): Promise<CastResult> {
   const { call, circle } = entity.cantrip;
   // A child's clock never runs past its parent's: reaching the parent's deadline means the parent ended (COMP-9).
   const own = circle.wards.timeoutMs === undefined ? undefined : Date.now() + circle.wards.timeoutMs;
@@ -82,7 +77,7 @@ export async function runCast(entity: Entity, start: CastStart): Promise<CastRes
         tool_choice: entity.cantrip.toolChoice,
         hyperparameters: call.hyperparameters,
       };
-      const { response, action, failure, cause: cutBy } = await exchange(entity, request, turnId, cast);
+      const { response, action, failure, cause: cutBy } = await exchange(entity, request, turnId, cast, spawn);
       let cause = cutBy;
       const usage = response?.usage ?? NO_USAGE;
       entity.usage = addUsage(entity.usage, usage);
@@ -170,7 +165,7 @@ interface Exchange {
  * it (CIRCLE-3/4/5/7), all within the cast's bound. It never throws: a failure or a cut-off comes back
  * as a cause, so the turn is still recorded (LOOM-1).
  */
-async function exchange(entity: Entity, request: CrystalRequest, turnId: string, cast: CastControl): Promise<Exchange> {
+async function exchange(entity: Entity, request: CrystalRequest, turnId: string, cast: CastControl, spawn: ChildSpawner): Promise<Exchange> {
   const { bound } = cast;
   let response: CrystalResponse | undefined;
   let action: Action | undefined;
@@ -186,7 +181,7 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
     if (toolCalls) {
       const session = await entity.session();
       if (bound.signal.aborted) throw bound.signal.reason;
-      action = await bound.wait(session.act(toolCalls, actContext(entity, turnId, cast)));
+      action = await bound.wait(session.act(toolCalls, actContext(entity, turnId, cast, spawn)));
       rememberObservation(entity, action);
       if (entity.cantrip.onEvent) {
         for (const record of action.gateCalls) await stream(entity, cast, { type: 'gate_result', entity_id: entity.id, data: record });
@@ -211,7 +206,7 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
  * turn any child spawned now hangs from (COMP-5). Made apart from {@link exchange} so that only this
  * small function's variables are kept alive by the `spawn` closure.
  */
-function actContext(entity: Entity, turnId: string, cast: CastControl): ActContext {
+function actContext(entity: Entity, turnId: string, cast: CastControl, spawn: ChildSpawner): ActContext {
   const signal = cast.bound.signal;
   return {
     entityId: entity.id,
@@ -219,7 +214,7 @@ function actContext(entity: Entity, turnId: string, cast: CastControl): ActConte
     turnId,
     previousTurnId: entity.lastTurn,
     spawn(child) {
-      return spawnChild(entity, turnId, signal, child, cast.deadline);
+      return spawn(entity, turnId, signal, child, cast.deadline);
     },
   };
 }

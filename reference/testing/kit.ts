@@ -10,7 +10,8 @@ import { defineGate, type Gate } from '../circle/gate.ts';
 import type { Wards } from '../circle/wards.ts';
 import { ScriptedCrystal, type ScriptStep } from '../crystal/scripted.ts';
 import type { Crystal } from '../crystal/contract.ts';
-import { createCantrip, type CantripOptions } from '../entity/cantrip.ts';
+import { createCantrip } from '../entity/cantrip.ts';
+import type { CantripOptions } from '../entity/cantrip-parts.ts';
 import type { Loom } from '../loom/loom.ts';
 
 /** A gate that returns its `text` argument. */
