@@ -20,6 +20,8 @@ export interface AgentOptions {
   root: string | undefined;
   /** PROD-9: build everything, report it on stdout, exit; no protocol is spoken. */
   check: boolean;
+  /** PROD-9: trace every protocol message on stderr (scrubbed of credentials) while serving. */
+  debug: boolean;
   help: boolean;
 }
 
@@ -52,6 +54,7 @@ line on stdin and stdout, diagnostics on stderr. Waiting idle for the client's n
   --max-turns <n>    turns allowed per prompt, default ${DEFAULT_MAX_TURNS}     (env ${OPTION_VARIABLES.maxTurns})
   --root <dir>       adds read and list_dir gates confined to <dir> (env ${OPTION_VARIABLES.root})
   --check            health check: build the agent, print what it serves, exit
+  --debug            trace every protocol message on stderr
   --help             this text
 `;
 
@@ -94,9 +97,10 @@ export function parseAgentOptions(argv: readonly string[], env: Record<string, s
     maxTurns,
     root,
     check: given.has('--check'),
+    debug: given.has('--debug'),
     help,
   };
 }
 
-const FLAGS = new Set(['--check', '--help', '--no-system']);
+const FLAGS = new Set(['--check', '--debug', '--help', '--no-system']);
 const VALUED = new Set(['--crystal', '--system', '--max-turns', '--root']);

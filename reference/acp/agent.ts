@@ -1,4 +1,4 @@
-import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type InitializeResponse, type PromptResponse } from '@agentclientprotocol/sdk';
+import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type InitializeResponse, type PromptResponse, type SessionUpdate } from '@agentclientprotocol/sdk';
 import type { StreamEvent } from '../../schemas/index.ts';
 import { DONE } from '../circle/done.ts';
 import type { Cantrip } from '../entity/cantrip.ts';
@@ -68,7 +68,7 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
       const abort = () => cancel.abort();
       signal.addEventListener('abort', abort, { once: true });
       const updates = new SessionUpdates(options.redact);
-      const send = (update: NonNullable<ReturnType<SessionUpdates['fromEvent']>>) => client.notify(methods.client.session.update, { sessionId: session.id, update });
+      const send = (update: SessionUpdate) => client.notify(methods.client.session.update, { sessionId: session.id, update });
       session.prompt = { cancel, updates, send };
       try {
         const result = await session.entity.cast(params.intent, { signal: cancel.signal });

@@ -6,3 +6,4 @@ export * from './prompt-intent.ts';
 export * from './session.ts';
 export * from './session-updates.ts';
 export * from './stop-reason.ts';
+export * from './message-trace.ts';

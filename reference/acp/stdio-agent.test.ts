@@ -118,6 +118,12 @@ async function startAgent(replies: StubReply[], extraArgs: string[] = []): Promi
   return { stub, agent, root, stderr: () => stderr };
 }
 
+/** The agent's exit code once it has exited and its output pipes are closed. */
+function exited(agent: AgentProcess): Promise<number | null> {
+  if (agent.exitCode !== null && agent.stdout.closed && agent.stderr.closed) return Promise.resolve(agent.exitCode);
+  return new Promise((done) => agent.once('close', (code) => done(code)));
+}
+
 /** Runs `op` as the SDK's ACP client connected to the agent's stdio. */
 function asClient<T>(agent: AgentProcess, op: (context: ClientContext) => Promise<T>): Promise<T> {
   const stream = ndJsonStream(Writable.toWeb(agent.stdin) as WritableStream<Uint8Array>, Readable.toWeb(agent.stdout) as ReadableStream<Uint8Array>);
@@ -244,8 +250,8 @@ describe('the reference as an ACP agent over stdio (PROD-6, PROD-7)', () => {
     expect(users).toEqual(['list the root forever', 'wait for a crystal that never answers', 'are you still there?']);
   });
 
-  it('PROD-8: the API key reaches the provider but never a session update, a response or the agent\'s stderr', { timeout: 4 * BOUND_MS }, async () => {
-    const { stub, agent, root, stderr } = await startAgent([{ content: `Your key is ${API_KEY}, and here it is again: ${API_KEY}.` }]);
+  it('PROD-8, PROD-9: the API key reaches the provider but never a session update, a response or the agent\'s stderr, even with --debug tracing every message there', { timeout: 4 * BOUND_MS }, async () => {
+    const { stub, agent, root, stderr } = await startAgent([{ content: `Your key is ${API_KEY}, and here it is again: ${API_KEY}.` }], ['--debug']);
     const seen: unknown[] = [];
     await asClient(agent, async (context) => {
       seen.push(await within(context.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} }), 'initialize response'));
@@ -255,8 +261,13 @@ describe('the reference as an ACP agent over stdio (PROD-6, PROD-7)', () => {
       seen.push(turn);
       expect(texts(turn.updates).join('')).toContain('Your key is');
     });
+    // PROD-9: the agent leaves when its stdin ends; by then everything it wrote to stderr has arrived.
+    agent.stdin.end();
+    expect(await within(exited(agent), 'agent exit after the client closed its stdin')).toBe(0);
     expect(stub.requests[0]!.authorization).toBe(`Bearer ${API_KEY}`);
     expect(JSON.stringify(seen)).not.toContain(API_KEY);
+    expect(stderr()).toContain('"method":"session/prompt"');
+    expect(stderr()).toContain('"sessionUpdate":"agent_message_chunk"');
     expect(stderr()).not.toContain(API_KEY);
   });
 });

@@ -9,7 +9,8 @@
  * PROD-9, lifecycle: the process waits for its client's requests for as long as stdin is open, and an
  * idle agent is a healthy one; it exits when stdin ends. `--check` is the health check: it builds the
  * crystal and the cantrip, prints one JSON line saying what would be served, and exits (1 with the
- * error if something cannot be built). stdout carries protocol messages only; diagnostics go to stderr.
+ * error if something cannot be built); `--debug` traces every protocol message on stderr. stdout
+ * carries protocol messages only; diagnostics go to stderr.
  *
  * PROD-8: the provider's API key is read from its environment variable and scrubbed from every update,
  * response and diagnostic the agent writes.
@@ -22,12 +23,14 @@ import { agentCantrip } from './agent-cantrip.ts';
 import { agentCrystal, credentialsIn } from './agent-crystal.ts';
 import { AgentOptionsError, parseAgentOptions, USAGE, type AgentOptions } from './agent-options.ts';
 import { AGENT_INFO, createAcpAgent } from './agent.ts';
+import { tracedStream } from './message-trace.ts';
 
 /** Serves the agent on stdin/stdout until stdin ends. Resolves with the process's exit code. */
 export async function serveStdio(options: AgentOptions, redact: Redactor): Promise<number> {
   const crystal = agentCrystal(options.crystal);
   const app = createAcpAgent({ cantrip: (onEvent) => agentCantrip(options, crystal, { onEvent, redact }), redact });
-  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stdio = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stream = options.debug ? tracedStream(stdio, (line) => process.stderr.write(`${redact(line)}\n`)) : stdio;
   const connection = app.connect(stream);
   await connection.closed;
   return 0;
