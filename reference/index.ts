@@ -8,4 +8,3 @@ export * from './composition/index.ts';
 export * from './loom/index.ts';
 export * from './production/index.ts';
 export * from './adapter/index.ts';
-export * from './acp/index.ts';
