@@ -104,7 +104,7 @@ export type TurnRole = 'crystal' | 'call' | 'fold';
 export type TruncationCause = string;
 
 /** Truncation reasons the reference and the kit's documentation use; only `parent_terminated` is the spec's. */
-export const KNOWN_TRUNCATION_CAUSES = ['max_turns', 'timeout', 'max_tokens', 'parent_terminated', 'crystal_error', 'max_rejections'] as const;
+export const KNOWN_TRUNCATION_CAUSES = ['max_turns', 'timeout', 'max_tokens', 'parent_terminated', 'crystal_error', 'max_rejections', 'cancelled'] as const;
 
 /** How a forked entity's starting state was rebuilt (LOOM-4). */
 export type ForkStrategy = 'snapshot' | 'replay';

@@ -21,4 +21,6 @@ export interface CastResult {
 /** Where a cast starts: a fresh intent, or none for a forked entity carrying on its thread (LOOM-4). */
 export interface CastStart {
   intent: string | null;
+  /** Cancels this cast from outside: it ends truncated with the loop's `CANCELLED` cause, the entity lives on. */
+  signal?: AbortSignal;
 }

@@ -74,12 +74,16 @@ export class Entity {
   /**
    * Runs one intent to its end (ENTITY-5). The intent is required (INTENT-1) and fixed for the whole
    * cast (INTENT-3: it is copied into the context once and nothing rewrites it).
+   *
+   * `options.signal` cancels this one cast from outside (a protocol client's cancel, PROD-6): the cast
+   * ends truncated with cause `cancelled`, and the entity stays usable for its next intent (ENTITY-5),
+   * unlike {@link stop}, which ends the entity's work for good.
    */
-  async cast(intent: string): Promise<CastResult> {
+  async cast(intent: string, options: { signal?: AbortSignal } = {}): Promise<CastResult> {
     if (typeof intent !== 'string' || intent.trim() === '') {
       throw new CantripError('missing_intent', 'a cast needs a non-empty intent');
     }
-    return this.run({ intent });
+    return this.run(options.signal === undefined ? { intent } : { intent, signal: options.signal });
   }
 
   /** Carries on the thread without a new intent: how a forked entity continues from its fork point (LOOM-4). */

@@ -31,6 +31,14 @@ export type ChildSpawner = (
   parentDeadline: number | undefined,
 ) => Promise<ChildOutcome>;
 
+/** The truncation cause of a cast its caller cancelled (the reference's own word, like `max_turns`). */
+export const CANCELLED = 'cancelled';
+
+/** The reason a cast's bound is aborted when its caller cancels it; never escapes the loop. */
+class CastCancelled extends Error {
+  override readonly name = 'CastCancelled';
+}
+
 /**
  * Runs one cast: turn after turn until the entity calls `done`, stops talking (when `done` is not
  * required), or a ward cuts it off.
@@ -55,6 +63,10 @@ export async function runCast(entity: Entity, start: CastStart, spawn: ChildSpaw
   const cast: CastControl = { bound, queryOptions: { signal: bound.signal }, deadline, timeoutCause };
   const stopOnParent = () => bound.abort(entity.stopReason());
   entity.onStop(stopOnParent);
+  const cancel = () => bound.abort(new CastCancelled('cast cancelled by its caller'));
+  if (start.signal?.aborted) cancel();
+  else start.signal?.addEventListener('abort', cancel, { once: true });
+  const cancelled = (): TruncationCause | undefined => (start.signal?.aborted ? CANCELLED : undefined);
   const firstCast = entity.messages.length === 0;
   if (start.intent !== null) entity.context.rememberIntent(start.intent);
   // A child's data follows its intent, once, so the intent stays the first user message (INTENT-2).
@@ -84,7 +96,7 @@ export async function runCast(entity: Entity, start: CastStart, spawn: ChildSpaw
       const textOnly = response !== undefined && !response.tool_calls?.length;
       const terminated = cause === undefined && (action?.done !== undefined || (textOnly && !entity.cantrip.requireDone));
       rejections = rejectionStreak(rejections, action?.gateCalls ?? []);
-      if (!terminated && cause === undefined) cause = wardThatFired(entity, turnInCast, deadline, timeoutCause, rejections);
+      if (!terminated && cause === undefined) cause = cancelled() ?? wardThatFired(entity, turnInCast, deadline, timeoutCause, rejections);
       if (textOnly && !terminated && cause === undefined) entity.context.remember({ role: 'user', content: NO_GATE_CALLED });
 
       const turn = entity.record({
@@ -129,6 +141,7 @@ export async function runCast(entity: Entity, start: CastStart, spawn: ChildSpaw
   } finally {
     bound.clear();
     entity.offStop(stopOnParent);
+    start.signal?.removeEventListener('abort', cancel);
     // COMP-9: children still running when this cast ends are stopped and given time to record it.
     // Nothing else can still be working for the cast (every query, gate call and event delivery went
     // through the bound's wait and has settled or been cut off), so without a child there is nothing
@@ -195,6 +208,7 @@ async function exchange(entity: Entity, request: CrystalRequest, turnId: string,
     }
     const partial = response ? { response } : {};
     if (entity.stopReason()) return { ...partial, cause: 'parent_terminated' };
+    if (error instanceof CastCancelled) return { ...partial, cause: CANCELLED };
     if (error instanceof DeadlinePassed) return { ...partial, cause: cast.timeoutCause() };
     const failure = error instanceof CantripError ? error : new CantripError('crystal_error', String(error), { cause: error });
     return { ...partial, cause: 'crystal_error', failure };
@@ -306,7 +320,7 @@ function observationOf(
 ): string {
   if (action) return action.observation;
   if (failure) return `crystal failed: ${failure.code}`;
-  if (cause === 'timeout' || cause === 'parent_terminated') return `interrupted: ${cause}`;
+  if (cause === 'timeout' || cause === 'parent_terminated' || cause === CANCELLED) return `interrupted: ${cause}`;
   if (textOnly && !terminated && cause === undefined) return NO_GATE_CALLED;
   return '';
 }
