@@ -265,13 +265,14 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
   let arbitrary: fc.Arbitrary<S> | undefined;
   const signal = run.options.signal;
   for (const property of chosen) {
-    if (signal?.aborted) {
+    const missing = property.requires.filter((f) => !run.features.has(f));
+    const unsupported = missing.length > 0 ? `feature not declared: ${missing.join(', ')}` : family.unsupported?.(run.description);
+    // A property that would run, after an interruption: not run, which is not a failure (one that is skipped anyway stays skipped).
+    if (unsupported === undefined && signal?.aborted) {
       run.results.push(interruptedResult(property, run.seed, 0, 0, `not run: ${interruption(signal)}`));
       run.reported();
       continue;
     }
-    const missing = property.requires.filter((f) => !run.features.has(f));
-    const unsupported = missing.length > 0 ? `feature not declared: ${missing.join(', ')}` : family.unsupported?.(run.description);
     if (unsupported === undefined) arbitrary ??= await family.arbitrary({ features: run.features, description: run.description, factory: run.factory });
     const result = unsupported !== undefined || arbitrary === undefined
       ? base(property, 'skipped', run.seed, 0, 0, unsupported)

@@ -61,8 +61,10 @@ export function skipKind(reason: string | undefined): { kind: SkipKind; needs: s
   const text = reason ?? '';
   const listed = /^(?:feature|ward) not declared: ([^(]*)/.exec(text);
   if (listed) return { kind: 'undeclared', needs: listed[1]!.split(',').map((s) => s.trim()).filter(Boolean) };
-  const sandbox = /^sandbox language: (?:the (?:case|properties) scripts? )?([\w-]+(?:, [\w-]+)*)/.exec(text);
-  if (sandbox) return { kind: 'undeclared', needs: sandbox[1]!.split(', ').map((l) => `sandbox ${l}`) };
+  if (text.startsWith('sandbox language:')) {
+    const languages = /^sandbox language: the (?:case|properties) scripts? (.+?), the implementation/.exec(text);
+    return { kind: 'undeclared', needs: (languages?.[1]?.split(', ') ?? ['code']).map((l) => `sandbox ${l}`) };
+  }
   if (/^crystal transport not declared|^the case is about the .* transport/.test(text)) return { kind: 'transport', needs: [] };
   return { kind: 'other', needs: [] };
 }
