@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '../../schemas/loader.ts';
-import { PACKAGE_ROOT } from './main.ts';
+import { main, PACKAGE_ROOT } from './main.ts';
 import { peerCaseFile } from '../adapters/peer-cases.ts';
 import { peerLog, processGone, tempLog, until } from '../adapters/peer-log.ts';
 
@@ -55,5 +55,42 @@ describe('an interrupted run', () => {
     const { peers, children } = peerLog(log);
     expect(children.length).toBeGreaterThan(0);
     for (const pid of [...peers, ...children]) expect(await processGone(pid), `process ${pid}`).toBe(true);
+  }, 120_000);
+});
+
+describe('a run interrupted during the properties', () => {
+  it('PROD-1: exit 130, the verdict is incomplete, no property has a counterexample or a reproducer', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cantrip-interrupt-props-'));
+    const interrupt = new AbortController();
+    const lines: string[] = [];
+    const io = {
+      out: (line: string) => lines.push(line),
+      err: (line: string) => lines.push(line),
+      // The signal comes as soon as the first property is reported: the properties are under way.
+      progressLine: (line: string) => {
+        if (line.startsWith('property ') && !interrupt.signal.aborted) interrupt.abort('SIGINT');
+      },
+      cwd: PACKAGE_ROOT,
+      interrupt: interrupt.signal,
+    };
+    const miniature = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts');
+    const argv = ['run', '--adapter', miniature, '--filter', 'LOOP-3', '--filter', 'text-reply-ends-unless-done-required', '--filter', 'max-turns-cuts-the-cast-off', '--seed', '3', '--property-runs', '5', '--out', out];
+    const code = await main(argv, io);
+    expect(code, lines.join('\n')).toBe(130);
+
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report & { verdict: Record<string, { status: string }>; properties: { id: string; status: string; interrupted?: boolean; counterexample?: unknown }[] };
+    expect(validate('report', report)).toEqual({ ok: true });
+    expect(report.interrupted).toBe('SIGINT');
+    // Every case finished before the signal (passed, or skipped for a feature the miniature lacks); the properties after the first were cut off.
+    expect(report.cases.filter((c) => c.status !== 'pass' && c.status !== 'skipped')).toEqual([]);
+    expect(report.cases.some((c) => c.status === 'pass')).toBe(true);
+    const cut = report.properties.filter((p) => p.interrupted);
+    expect(cut.length).toBeGreaterThan(0);
+    for (const p of report.properties) expect([p.id, p.counterexample]).toEqual([p.id, undefined]);
+    for (const p of cut) expect(p.status).toBe('errored');
+    expect(report.verdict.MUST?.status).toBe('incomplete');
+    expect(lines.filter((l) => /^MUST {3}INCOMPLETE {2}\(/.test(l))).toHaveLength(1);
+    expect(lines.some((l) => l.includes('shrunk'))).toBe(false);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).not.toContain('```yaml');
   }, 120_000);
 });

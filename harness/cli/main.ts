@@ -4,9 +4,10 @@
  * Progress goes to stderr: one rewritten line on a terminal, otherwise one line per case and property (docs/ci.md).
  * The generated properties (harness/properties) run after the cases unless `--no-properties`.
  * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
- * 1: otherwise; 2: bad usage, or a case file / adapter / list / report directory that does not check out
- * (all checked before the first case); 130 / 143: interrupted by SIGINT / SIGTERM (the unfinished cases
- * are errored in the partial report). Reports go to --out, by default `cantrip-report/` in the working
+ * 1: a MUST case or property failed, or an expected failure is stale; 3: none failed, but a MUST case or
+ * property errored (incomplete, report.ts `exitCode`); 2: bad usage, or a case file / adapter / list /
+ * report directory that does not check out (all checked before the first case); 130 / 143: interrupted
+ * by SIGINT / SIGTERM (what did not finish is errored in the partial report, whose verdict is incomplete). Reports go to --out, by default `cantrip-report/` in the working
  * directory; `--no-out` writes none. Every implementation process
  * (and its process group) is ended before main returns.
  */
@@ -180,7 +181,9 @@ run options (defaults in brackets):
   --crystal-transport <t>    ${CRYSTAL_TRANSPORTS.join(' | ')} [callback]
   --quiet, -q                no progress (a rewritten line on a terminal, one line per case and property otherwise) [progress on]
 
-exit codes: 0 every applicable MUST case passes, 1 otherwise, 2 bad usage or input, 130/143 interrupted.`;
+exit codes: 0 every applicable MUST case and property passes; 1 a MUST case or property fails (or an
+  expected failure is stale); 3 incomplete: none fails, but a MUST case or property errored (an adapter
+  that threw, a time limit); 2 bad usage or input; 130/143 interrupted (SIGINT/SIGTERM).`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -300,6 +303,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       onProperty: (result, done, total) => showProgress(io, 'property', result.status, result.id, done, total, result.duration_ms),
       // Where cases may overlap, two property families may too (one waits on a sandbox or the disk while the other computes).
       concurrency: jobs > 1 ? PROPERTY_FAMILIES_AT_ONCE : 1,
+      ...(io.interrupt && { signal: io.interrupt }),
     });
     io.progress?.('');
   }

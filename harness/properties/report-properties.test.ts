@@ -105,3 +105,41 @@ describe('cantrip-conformance run with properties', () => {
     expect((await cli(['run', '--property-runs'])).code).toBe(2);
   });
 });
+
+describe('properties interrupted (Ctrl-C during the properties)', () => {
+  /** The miniature, as the command line makes it: once the run is interrupted no new instance is made. */
+  function interruptedAfter(instances: number): { factory: AdapterFactory; signal: AbortSignal } {
+    const controller = new AbortController();
+    let made = 0;
+    const factory: AdapterFactory = () => {
+      if (controller.signal.aborted) return Promise.reject(new Error('interrupted (SIGINT)'));
+      // The interruption comes while a scenario of the first property is being driven.
+      if (++made === instances) controller.abort('SIGINT');
+      return new Miniature();
+    };
+    return { factory, signal: controller.signal };
+  }
+
+  it('the property running then is interrupted, never shrunk, with no counterexample; the later ones are not run; the verdict is incomplete, not fail', async () => {
+    const { factory, signal } = interruptedAfter(4);
+    const results = await runProperties(factory, await describeAdapter(() => new Miniature()), { seed: 3, runs: 20, filter: ['LOOP'], signal });
+    const ran = results.filter((p) => p.status !== 'skipped');
+    expect(ran.length).toBeGreaterThan(1);
+    for (const p of results) expect(p.counterexample, p.id).toBeUndefined();
+    expect(results.filter((p) => p.status === 'fail')).toEqual([]);
+    // The first property had driven scenarios before the signal; every later one that would run did not start.
+    expect(ran[0]).toMatchObject({ status: 'errored', interrupted: true, failed_rules: [] });
+    expect(ran[0]!.runs).toBeGreaterThan(0);
+    for (const p of ran.slice(1)) expect([p.id, p.status, p.interrupted, p.runs]).toEqual([p.id, 'errored', true, 0]);
+    // A property skipped for a missing feature stays skipped: the interruption does not hide why.
+    for (const p of results.filter((x) => x.status === 'skipped')) expect(p.interrupted).toBeUndefined();
+
+    const cases = await runSuite(loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml')), () => new Miniature(), { filter: ['text-reply-ends-cast-when-done-not-required'] });
+    const report = buildReport(cases, { properties: results, interrupted: 'SIGINT' });
+    expect(validate('report', JSON.parse(JSON.stringify(report)))).toEqual({ ok: true });
+    expect(report.verdict.MUST.status).toBe('incomplete');
+    expect(exitCode(report)).toBe(3);
+    expect(renderMarkdown(report)).not.toContain('```yaml');
+    expect(summaryLines(report).join('\n')).not.toContain('shrunk');
+  });
+});

@@ -71,6 +71,8 @@ export interface PropertyResult {
   duration_ms: number;
   /** Why the property was skipped or errored without a counterexample. */
   reason?: string;
+  /** The run was interrupted while the property ran or before it started: errored, never shrunk, no counterexample. */
+  interrupted?: true;
   /** Rules the counterexample shows broken: those its failed checks speak for, and an invariant's when one failed. */
   failed_rules: string[];
   counterexample?: Counterexample;
@@ -94,6 +96,12 @@ export interface PropertyOptions {
    * Results and progress keep report order either way.
    */
   concurrency?: number;
+  /**
+   * Interrupts the properties (Ctrl-C): the one running stops drawing scenarios and, like every later
+   * one, reports `errored` with `interrupted` and no counterexample. A scenario cut short by the
+   * interruption is not a failure, so it is never shrunk.
+   */
+  signal?: AbortSignal;
 }
 
 /** A filter term selects a property by its id, one of its rules, or a rule family; no terms select all. */
@@ -255,19 +263,26 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
   if (chosen.length === 0) return;
   const runner = new ScenarioRunner<P>(run.factory, run.description, chosen, run.options.caseTimeoutMs ?? DEFAULT_PROPERTY_CASE_TIMEOUT_MS, family.build);
   let arbitrary: fc.Arbitrary<S> | undefined;
+  const signal = run.options.signal;
   for (const property of chosen) {
     const missing = property.requires.filter((f) => !run.features.has(f));
     const unsupported = missing.length > 0 ? `feature not declared: ${missing.join(', ')}` : family.unsupported?.(run.description);
+    // A property that would run, after an interruption: not run, which is not a failure (one that is skipped anyway stays skipped).
+    if (unsupported === undefined && signal?.aborted) {
+      run.results.push(interruptedResult(property, run.seed, 0, 0, `not run: ${interruption(signal)}`));
+      run.reported();
+      continue;
+    }
     if (unsupported === undefined) arbitrary ??= await family.arbitrary({ features: run.features, description: run.description, factory: run.factory });
     const result = unsupported !== undefined || arbitrary === undefined
       ? base(property, 'skipped', run.seed, 0, 0, unsupported)
-      : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs ?? family.defaultRuns ?? DEFAULT_PROPERTY_RUNS);
+      : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs ?? family.defaultRuns ?? DEFAULT_PROPERTY_RUNS, signal);
     run.results.push(result);
     run.reported();
   }
 }
 
-async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefinition<P>, runner: ScenarioRunner<P>, arbitrary: fc.Arbitrary<S>, seed: number, runs: number): Promise<PropertyResult> {
+async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefinition<P>, runner: ScenarioRunner<P>, arbitrary: fc.Arbitrary<S>, seed: number, runs: number, signal?: AbortSignal): Promise<PropertyResult> {
   const started = performance.now();
   // After one scenario runs out of time, every other is discarded: shrinking a hang would cost a
   // time limit per attempt, so the first hung scenario is the counterexample.
@@ -279,11 +294,14 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   };
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (scenario) => {
-      fc.pre(!hung);
+      // After an interruption every scenario is discarded at once, so fast-check ends without a failure to shrink.
+      fc.pre(!hung && !signal?.aborted);
       const p = family.plan(scenario);
       if (property.expectations(p).checks.length === 0) discard('the scenario has nothing for this property to check');
       fc.pre(property.expectations(p).checks.length > 0);
       const evaluation = await runner.evaluate(property, p);
+      // A scenario the interruption cut short (its adapter ended, or never made) checked nothing.
+      fc.pre(!signal?.aborted);
       if (evaluation.status === 'inconclusive') discard(evaluation.reason ?? 'inconclusive');
       fc.pre(evaluation.status !== 'inconclusive');
       if (evaluation.timedOut) hung = true;
@@ -292,6 +310,8 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
     { seed, numRuns: runs, maxSkipsPerRun: MAX_SKIPS_PER_RUN, interruptAfterTimeLimit: PROPERTY_TIME_LIMIT_MS },
   );
   const elapsed = Math.round(performance.now() - started);
+  // Whatever fast-check made of the scenarios before the interruption, the property was not checked to the end.
+  if (signal?.aborted) return interruptedResult(property, seed, details.numRuns, elapsed, `${interruption(signal)} while this property ran (after ${details.numRuns} runs)`);
   if (!details.failed) return base(property, 'pass', seed, details.numRuns, elapsed);
   if (details.counterexample === null) {
     const common = [...discards.entries()].sort((a, b) => b[1] - a[1])[0];
@@ -303,6 +323,7 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   const [scenario] = details.counterexample;
   const p = family.plan(scenario);
   const evaluation: Evaluation = await runner.evaluate(property, p);
+  if (signal?.aborted) return interruptedResult(property, seed, details.numRuns, Math.round(performance.now() - started), `${interruption(signal)} while this property ran (after ${details.numRuns} runs)`);
   // The printed case checks, and names, only the rules its failed checks speak for.
   const shown = evaluation.rules.length > 0 ? evaluation.rules : property.rules;
   const header = { id: `property-${property.id}`, rules: shown, description: `shrunk counterexample of property ${property.id} (seed ${seed}): ${property.title}` };
@@ -324,6 +345,16 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
       ...(evaluation.reason !== undefined && { reason: evaluation.reason }),
     },
   };
+}
+
+/** Why the run was interrupted, in the words the case runner uses (harness/run/run.ts). */
+function interruption(signal: AbortSignal): string {
+  return `the run was interrupted (${String(signal.reason)})`;
+}
+
+/** A property the interruption kept from finishing: errored, with no counterexample and no broken rule. */
+function interruptedResult<P>(p: PropertyDefinition<P>, seed: number, runs: number, duration: number, reason: string): PropertyResult {
+  return { ...base(p, 'errored', seed, runs, duration, reason), interrupted: true };
 }
 
 function base<P>(p: PropertyDefinition<P>, status: PropertyStatus, seed: number, runs: number, duration: number, reason?: string): PropertyResult {

@@ -10,6 +10,7 @@
  */
 import type { Report, RuleStatus } from './report.ts';
 import { BROKEN, caseStatus, causeKeys, implementationName, LEVELS, mdCode, mdText, plural, propertyCauseKeys, type EffectiveStatus, type ReportCase, type ReportProperty } from './format.ts';
+import { notExercisedText, profileText } from './profile.ts';
 
 /** A status in a diff: a case's effective status (report-format.ts `caseStatus`), a property's, or `absent`. */
 export type DiffStatus = EffectiveStatus | 'absent';
@@ -59,6 +60,8 @@ export interface ReportDiff {
   removed: Change[];
   rules: RuleChange[];
   verdict: VerdictChange[];
+  /** The profile judged, when it moved (declared features, or how many rules nothing exercised): `core (…); 21 of 67 rules not exercised` → `full (…); 1 of 67 …`. */
+  profile?: { from: string; to: string };
 }
 
 interface Item {
@@ -134,6 +137,8 @@ export function diffReports(before: Report, after: Report): ReportDiff {
     const to = after.verdict[level].status;
     if (from !== to) diff.verdict.push({ level, from, to });
   }
+  const profileOf = (r: Report): string => `${profileText(r.profile)}; ${notExercisedText(r.profile)}`;
+  if (profileOf(before) !== profileOf(after)) diff.profile = { from: profileOf(before), to: profileOf(after) };
   return diff;
 }
 
@@ -145,7 +150,7 @@ export function hasRegressions(diff: ReportDiff): boolean {
 /** True when the two runs agree on every status and cause. */
 export function isUnchanged(diff: ReportDiff): boolean {
   return (
-    diff.new_failures.length + diff.fixed.length + diff.changed_reasons.length + diff.other_changes.length + diff.added.length + diff.removed.length + diff.rules.length + diff.verdict.length === 0
+    diff.new_failures.length + diff.fixed.length + diff.changed_reasons.length + diff.other_changes.length + diff.added.length + diff.removed.length + diff.rules.length + diff.verdict.length === 0 && diff.profile === undefined
   );
 }
 
@@ -160,6 +165,7 @@ export function renderDiffText(diff: ReportDiff): string {
     return `${out.join('\n')}\n`;
   }
   for (const v of diff.verdict) out.push(`verdict ${v.level}: ${move(v)}`);
+  if (diff.profile) out.push(`profile: ${move(diff.profile)}`);
   const block = (title: string, changes: Change[], show: (c: Change) => string[]): void => {
     if (changes.length === 0) return;
     out.push('', `${title} (${changes.length}):`);
@@ -200,6 +206,7 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
   if (diff.verdict.length > 0) {
     out.push('| level | old | new |', '| --- | --- | --- |', ...diff.verdict.map((v) => `| ${v.level} | ${v.from} | ${v.to} |`), '');
   }
+  if (diff.profile) out.push(`Profile judged: ${mdText(diff.profile.from)} → ${mdText(diff.profile.to)}`, '');
   const section = (title: string, changes: Change[], detail: (c: Change) => string[]): void => {
     if (changes.length === 0) return;
     out.push(`### ${title} (${changes.length})`, '');

@@ -135,8 +135,9 @@ describe('summary.md, badge.json, diff and matrix of every status', () => {
     expect(md).toMatch(/^## Cantrip conformance: nasty \\<impl\\> &amp; "co" 0\.0\.1 ❌/);
   });
 
-  it('a stale entry makes the badge red; the count is MUST cases and properties failed or errored', () => {
-    expect(renderBadge(report)).toEqual({ schemaVersion: 1, label: 'cantrip', message: 'MUST failing (4) · 1 stale', color: 'red' });
+  it('a stale entry makes the badge red; failed and errored MUST cases and properties are counted apart', () => {
+    // One case and one property fail; one case and one property errored (incomplete is not fail).
+    expect(renderBadge(report)).toEqual({ schemaVersion: 1, label: 'cantrip', message: 'MUST failing (2) · 2 errored · 1 stale', color: 'red' });
     expect(renderBadge(report, { label: 'spec 0.1' }).label).toBe('spec 0.1');
   });
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { validate, formatProblems } from '../../schemas/loader.ts';
 import type { Report } from './report.ts';
 import { rootCauses, sightings } from './root-causes.ts';
+import { buildProfile } from './profile.ts';
 
 export type ReportCase = Report['cases'][number];
 export type ReportProperty = NonNullable<Report['properties']>[number];
@@ -38,7 +39,7 @@ export const BROKEN: ReadonlySet<string> = new Set(['fail', 'errored', 'stale'])
 
 /**
  * Reads and checks a report.json written by `cantrip-conformance run`. A report from before root causes
- * were added gets them computed from its cases, so older reports can still be compared.
+ * or the profile were added gets them computed from its cases, so older reports can still be compared.
  */
 export function readReport(file: string): Report {
   let value: unknown;
@@ -49,6 +50,11 @@ export function readReport(file: string): Report {
   }
   if (typeof value === 'object' && value !== null && !('root_causes' in value) && Array.isArray((value as { cases?: unknown }).cases)) {
     (value as Record<string, unknown>).root_causes = rootCauses((value as Report).cases);
+  }
+  // A report from before the profile was recorded gets it from its own cases, properties and rules.
+  const old = value as Partial<Report> | null;
+  if (typeof old === 'object' && old !== null && !('profile' in old) && Array.isArray(old.cases) && Array.isArray(old.rules) && Array.isArray(old.implementation?.features)) {
+    (value as Record<string, unknown>).profile = buildProfile(old.implementation, old.cases, old.properties ?? [], old.rules);
   }
   const checked = validate('report', value);
   if (!checked.ok) throw new Error(`${file}: not a conformance report (schemas/report.schema.json):\n${formatProblems(checked.problems.slice(0, 10))}`);

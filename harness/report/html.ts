@@ -10,7 +10,8 @@
  * `anchor`), so a link such as `report.html#rule-LOOP-3` or `#case-<case id>` can be shared.
  */
 import { loadCatalog, type Catalog } from '../../spec/catalog.ts';
-import { exitCode, type Report } from './report.ts';
+import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
+import { notExercisedText, profileText, skipNote } from './profile.ts';
 import {
   actualText,
   anchor,
@@ -64,7 +65,7 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1re
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
 .badge { display: inline-block; border-radius: 1em; padding: 0 .6em; font-weight: 600; font-size: .85em; white-space: nowrap; }
 .s-pass { color: var(--pass); background: var(--pass-bg); } .s-fail, .s-errored, .s-stale { color: var(--fail); background: var(--fail-bg); }
-.s-xfail, .s-partial { color: var(--warn); background: var(--warn-bg); } .s-skipped, .s-skip, .s-untested, .s-no-cases { color: var(--skip); background: var(--skip-bg); }
+.s-xfail, .s-partial, .s-incomplete { color: var(--warn); background: var(--warn-bg); } .s-skipped, .s-skip, .s-untested, .s-no-cases { color: var(--skip); background: var(--skip-bg); }
 .muted { color: var(--muted); }
 .overall { font-size: 1.1rem; margin: .75rem 0; }
 article.failure { border-left: 4px solid var(--fail); padding: .1rem 0 .1rem 1rem; margin: 1rem 0; }
@@ -148,13 +149,14 @@ function header(ctx: Ctx): string {
     ['Run', `${html(env.started_at)}, ${html(durationText(r))}, Node ${html(env.node)} on ${html(env.platform)}/${html(env.arch)} (${html(env.cpus)} CPUs)`],
     ...(seed !== undefined ? [['Property seed', `${html(seed)} <span class="muted">(--seed ${html(seed)} repeats the scenarios)</span>`] as [string, string]] : []),
   ];
-  const passed = exitCode(r) === 0;
+  const code = exitCode(r);
+  const overall = code === 0 ? ['pass', 'meets every applicable MUST'] : code === INCOMPLETE_EXIT ? ['incomplete', 'failed no MUST case or property, but some errored or were interrupted, so MUST was not judged in full'] : ['fail', 'does not meet every applicable MUST'];
   const s = r.summary;
   return [
     '<header>',
     `<h1>Cantrip conformance report</h1>`,
-    `<p class="overall">${html(implementationName(r))}: ${badge(passed ? 'pass' : 'fail')} ${passed ? 'meets every applicable MUST (exit code 0)' : 'does not meet every applicable MUST (exit code 1)'}</p>`,
-    ...(interruptedBy(r) ? [`<p class="overall">${badge('errored')} The run was interrupted (${html(interruptedBy(r)!)}): this report is partial; the case running then and every case after it are errored.</p>`] : []),
+    `<p class="overall">${html(implementationName(r))}: ${badge(overall[0]!)} ${html(overall[1]!)} (exit code ${code})${r.profile.name === 'full' ? '' : `, for the ${html(r.profile.name)} profile only (<a href="#profile">what was not checked</a>)`}</p>`,
+    ...(interruptedBy(r) ? [`<p class="overall">${badge('incomplete')} The run was interrupted (${html(interruptedBy(r)!)}): this report is partial; the cases and properties that did not finish are errored, and the verdict is incomplete, not fail.</p>`] : []),
     `<p>${plural(s.total, 'case')}: ${s.pass} pass, ${s.fail} fail, ${s.errored} errored, ${s.xfail} expected failures, ${s.skipped} skipped${s.stale ? `, <strong>${s.stale} stale</strong>` : ''}.</p>`,
     '<dl class="facts">',
     ...facts.map(([k, v]) => `<dt>${html(k)}</dt><dd>${v}</dd>`),
@@ -186,18 +188,31 @@ function verdict(ctx: Ctx): string {
   const rows = LEVELS.map((level) => {
     const v = r.verdict[level];
     const p = v.properties;
-    return `<tr><th scope="row">${level}</th><td>${badge(v.status)}</td><td class="num">${v.applicable}</td><td class="num">${v.pass}</td><td class="num">${v.fail}</td><td class="num">${v.errored}</td><td class="num">${v.xfail}</td><td class="num">${v.skipped}</td>${withProps ? `<td>${p ? html(`${p.pass} pass, ${p.fail} fail, ${p.errored} errored, ${p.skipped} skipped`) : ''}</td>` : ''}</tr>`;
+    const why = skipNote(r.profile.skipped[level]).replace(/^\d+ skipped: /, '');
+    return `<tr><th scope="row">${level}</th><td>${badge(v.status)}</td><td class="num">${v.applicable}</td><td class="num">${v.pass}</td><td class="num">${v.fail}</td><td class="num">${v.errored}</td><td class="num">${v.xfail}</td><td class="num">${v.skipped}</td>${withProps ? `<td>${p ? html(`${p.pass} pass, ${p.fail} fail, ${p.errored} errored, ${p.skipped} skipped`) : ''}</td>` : ''}<td>${why ? html(why) : '<span class="muted">—</span>'}</td></tr>`;
   });
   const stale = r.stale.length > 0 ? `<p><strong>Stale expected failures</strong> (listed, but they pass; remove them from the list): ${r.stale.map((id) => caseLink(ctx, id)).join(', ')}</p>` : '';
   return [
     '<section id="verdict">',
     '<h2>Verdict</h2>',
     '<table><thead><tr><th>level</th><th>verdict</th><th class="num">applicable</th><th class="num">pass</th><th class="num">fail</th><th class="num">errored</th><th class="num">xfail</th><th class="num">skipped</th>' +
-      `${withProps ? '<th>properties</th>' : ''}</tr></thead>`,
+      `${withProps ? '<th>properties</th>' : ''}<th>skipped because</th></tr></thead>`,
     `<tbody>${rows.join('')}</tbody></table>`,
-    '<p class="muted">A level passes when every applicable case passed or is an expected failure, none is stale, and no property of the level failed or errored. Skipped cases are not applicable.</p>',
+    '<p class="muted">A level fails when a case or property of it failed or an expected failure is stale; it is incomplete when none failed but one errored or did not finish; it passes when every applicable case passed or is an expected failure and every property that ran passed. Skipped cases are not applicable.</p>',
     stale,
+    profileBlock(ctx),
     '</section>',
+  ].join('\n');
+}
+
+/** What the verdict covers: the profile, and every rule nothing exercised, linked to its row. */
+function profileBlock(ctx: Ctx): string {
+  const p = ctx.report.profile;
+  const ids = p.rules_not_exercised;
+  return [
+    `<div id="profile"><p><strong>Profile judged</strong>: ${html(profileText(p, Infinity))}. ${html(notExercisedText(p))}${ids.length > 0 ? ':' : '.'}</p>`,
+    ...(ids.length > 0 ? [`<p class="ids">${ids.map((id) => ruleLink(ctx, id)).join(' ')}</p>`] : []),
+    '</div>',
   ].join('\n');
 }
 
@@ -312,13 +327,14 @@ function properties(ctx: Ctx): string {
     '<table><thead><tr><th>property</th><th>rules</th><th>level</th><th>status</th><th class="num">runs</th><th class="num">ms</th><th>note</th></tr></thead><tbody>',
   );
   for (const p of props) {
-    const note = p.status === 'fail' || p.status === 'errored' ? `<a href="#${anchor('property-failure', p.id)}">counterexample</a>${p.reason ? ` ${html(p.reason)}` : ''}` : html(p.reason ?? '');
+    const note = p.interrupted ? html(p.reason ?? 'interrupted') : p.status === 'fail' || p.status === 'errored' ? `<a href="#${anchor('property-failure', p.id)}">counterexample</a>${p.reason ? ` ${html(p.reason)}` : ''}` : html(p.reason ?? '');
     out.push(
       `<tr id="${anchor('property', p.id)}"><td><code>${html(p.id)}</code><br><span class="muted">${html(p.title)}</span></td><td class="ids">${p.rules.map((r) => ruleLink(ctx, r)).join(' ')}</td><td>${html(p.level)}</td><td>${badge(p.status)}</td><td class="num">${p.runs}</td><td class="num">${html(p.duration_ms)}</td><td>${note}</td></tr>`,
     );
   }
   out.push('</tbody></table>');
-  for (const p of props.filter((x) => x.status === 'fail' || x.status === 'errored')) out.push(propertyFailure(ctx, p));
+  // An interrupted property has nothing more to show than its row says: no counterexample, no reproducer.
+  for (const p of props.filter((x) => (x.status === 'fail' || x.status === 'errored') && !x.interrupted)) out.push(propertyFailure(ctx, p));
   out.push('</section>');
   return out.join('\n');
 }

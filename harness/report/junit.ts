@@ -127,6 +127,7 @@ function runProperties(report: Report): [string, string][] {
     ...(env.phases ? (Object.entries(env.phases).map(([phase, ms]) => [`phases.${phase}`, String(ms)]) as [string, string][]) : []),
   ];
   for (const level of LEVELS) props.push([`verdict.${level}`, report.verdict[level].status]);
+  props.push(['profile', report.profile.name], ['rules.not_exercised', report.profile.rules_not_exercised.join(', ')]);
   const seed = report.properties?.[0]?.seed;
   if (seed !== undefined) props.push(['properties.seed', String(seed)]);
   const signal = interruptedBy(report);
@@ -253,7 +254,7 @@ function propertyOutcome(p: ReportProperty, ctx: Context): Outcome {
     case 'skipped':
       return { element: 'skipped', message: p.reason ?? 'skipped' };
     case 'errored':
-      return { element: 'error', type: 'errored', message: `${rules} ${firstLine(p.reason ?? p.counterexample?.reason) || 'errored'}`, body: propertyDetail(p, ctx).join('\n') };
+      return { element: 'error', type: p.interrupted ? 'interrupted' : 'errored', message: `${rules} ${firstLine(p.reason ?? p.counterexample?.reason) || 'errored'}`, body: propertyDetail(p, ctx).join('\n') };
     case 'fail': {
       const ce = p.counterexample;
       const first = ce?.failures[0] ? expectationLine(ce.failures[0], 120) : ce?.invariants[0] ? `invariant ${ce.invariants[0].id}: ${firstLine(ce.invariants[0].detail)}` : 'counterexample found';

@@ -1,6 +1,7 @@
 /** report.md and the console summary: the same facts as report.json, for people. */
 import type { Report } from './report.ts';
-import { durationText } from './format.ts';
+import { durationText, interruptedBy, LEVELS } from './format.ts';
+import { notExercisedText, profileText, skipNote } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
 
 const clip = (value: unknown, max = 300): string => {
@@ -38,14 +39,43 @@ export function caseSummaryLines(report: Report): string[] {
   return lines;
 }
 
-/** The closing lines: the run's duration and its phases, then one verdict line per level (cases and properties together). */
+/**
+ * The closing lines: the run's duration and its phases, one verdict line per level (cases and
+ * properties together, with what was skipped), then the profile the verdict covers.
+ */
 export function verdictLines(report: Report): string[] {
   const lines = [`took ${durationText(report)}`];
-  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
-    const v = report.verdict[level];
-    lines.push(`${level.padEnd(6)} ${v.status.toUpperCase()}  (${v.pass}/${v.applicable} applicable pass${v.xfail ? `, ${v.xfail} expected failures` : ''})`);
-  }
+  for (const level of LEVELS) lines.push(`${level.padEnd(6)} ${report.verdict[level].status.toUpperCase().padEnd(10)}  (${verdictDetail(report, level)})`);
+  lines.push(profileLine(report));
+  const signal = interruptedBy(report);
+  if (signal) lines.push(`interrupted (${signal}): the report is partial; what did not finish is errored, not failed`);
   return lines;
+}
+
+/**
+ * What stands behind a level's verdict, in one line: `122/122 applicable pass; 100 skipped: 98 for
+ * undeclared features, 2 about another crystal transport`. An incomplete level counts what ran to
+ * the end: `120/120 run pass; 2 errored`.
+ */
+export function verdictDetail(report: Report, level: (typeof LEVELS)[number]): string {
+  const v = report.verdict[level];
+  const head = v.status === 'incomplete' ? `${v.pass}/${v.applicable - v.errored} run pass` : `${v.pass}/${v.applicable} applicable pass`;
+  const p = v.properties;
+  const parts = [
+    v.fail > 0 ? `${v.fail} fail` : '',
+    v.errored > 0 ? `${v.errored} errored` : '',
+    v.xfail > 0 ? `${v.xfail} expected failures` : '',
+    p && p.pass + p.fail + p.errored > 0 ? `properties ${p.pass}/${p.pass + p.fail + p.errored} pass${p.fail ? `, ${p.fail} fail` : ''}${p.errored ? `, ${p.errored} errored` : ''}` : '',
+    skipNote(report.profile.skipped[level]),
+  ].filter(Boolean);
+  return [head, ...parts].join('; ');
+}
+
+/** `profile: core (no feature declared; not declared: fork, …); 21 of 67 rules not exercised (report.md, "Rules")`. */
+export function profileLine(report: Report): string {
+  const p = report.profile;
+  const n = p.rules_not_exercised.length;
+  return `profile: ${profileText(p)}; ${notExercisedText(p, 5)}${n > 5 ? ' (listed in report.md and report.html)' : ''}`;
 }
 
 /** How many root causes the console lists before pointing at report.md. */
@@ -111,9 +141,10 @@ export function propertyLines(report: Report): string[] {
   if (!props || props.length === 0) return [];
   const count = (s: string): number => props.filter((p) => p.status === s).length;
   const seed = props[0]?.seed;
-  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored, ${count('skipped')} skipped (seed ${seed}; repeat with --seed ${seed})`];
+  const interrupted = props.filter((p) => p.interrupted).length;
+  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored${interrupted ? ` (${interrupted} interrupted)` : ''}, ${count('skipped')} skipped (seed ${seed}; repeat with --seed ${seed})`];
   for (const p of props.filter((x) => x.status === 'fail' || x.status === 'errored')) {
-    lines.push(`  ${p.status.toUpperCase()} property ${p.id} [${p.rules.join(', ')}] after ${p.runs} runs`);
+    lines.push(`  ${p.interrupted ? 'INTERRUPTED' : p.status.toUpperCase()} property ${p.id} [${p.rules.join(', ')}] after ${p.runs} runs`);
     if (p.reason) lines.push(`      ${p.reason}`);
     const ce = p.counterexample;
     if (!ce) continue;
@@ -142,17 +173,35 @@ function propertySection(report: Report): string[] {
   return out;
 }
 
+/** report.md's account of what the verdict covers: the profile, and every rule nothing exercised. */
+function profileSection(report: Report): string[] {
+  const p = report.profile;
+  const byId = new Map(report.rules.map((r) => [r.id, r]));
+  const out = [`**Profile judged**: ${profileText(p, Infinity)}. ${notExercisedText(p)}${p.rules_not_exercised.length > 0 ? ':' : '.'}`];
+  if (p.rules_not_exercised.length > 0) {
+    out.push('');
+    for (const id of p.rules_not_exercised) {
+      const r = byId.get(id);
+      out.push(`- ${id}${r ? ` ${r.title} (${r.level}, ${r.status === 'untested' && r.testability !== 'behavioral' ? `untested: ${r.testability}` : r.status})` : ''}`);
+    }
+  }
+  return out;
+}
+
 export function renderMarkdown(report: Report): string {
   const impl = report.implementation;
   const out: string[] = [];
   out.push(`# Cantrip conformance report: ${impl.name} ${impl.version}`, '');
   out.push(`Spec ${report.spec_version}, case format ${report.format_version}, features: ${impl.features.join(', ') || 'none'}.`);
   out.push(`Run at ${report.environment.started_at} on Node ${report.environment.node} (${report.environment.platform}/${report.environment.arch}), ${durationText(report)}.`, '');
-  out.push('## Verdict', '', '| level | verdict | applicable | pass | fail | errored | xfail | skipped |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
+  out.push('## Verdict', '', '| level | verdict | applicable | pass | fail | errored | xfail | skipped | skipped because |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const level of LEVELS) {
     const v = report.verdict[level];
-    out.push(`| ${level} | **${v.status}** | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} |`);
+    out.push(`| ${level} | **${v.status}** | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} | ${skipNote(report.profile.skipped[level]).replace(/^\d+ skipped: /, '') || '—'} |`);
   }
+  const signal = interruptedBy(report);
+  if (signal) out.push('', `**Interrupted** (${signal}): the report is partial; the cases and properties that did not finish are errored, and the verdict says incomplete, not fail.`);
+  out.push('', ...profileSection(report));
   out.push('', '## Chapters', '', '| chapter | cases | pass | fail | errored | xfail | skipped |', '| --- | --- | --- | --- | --- | --- | --- |');
   for (const ch of report.chapters) out.push(`| ${ch.chapter}. ${ch.title} | ${ch.total} | ${ch.pass} | ${ch.fail} | ${ch.errored} | ${ch.xfail} | ${ch.skipped} |`);
   const broken = report.cases.filter((c) => c.status === 'fail' || c.status === 'errored' || c.stale);

@@ -15,7 +15,7 @@ import { anchor, readReport } from './format.ts';
 import { diffReports, hasRegressions, isUnchanged, renderDiffMarkdown, renderDiffText } from './diff.ts';
 import { renderHtml } from './html.ts';
 import { renderJUnit } from './junit.ts';
-import { buildMatrix, renderMatrixHtml, renderMatrixMarkdown } from './matrix.ts';
+import { buildMatrix, cellText, renderMatrixHtml, renderMatrixMarkdown } from './matrix.ts';
 import { writeReportOutputs } from './outputs.ts';
 import { renderBadge, renderJobSummary } from './summary.ts';
 import { CHROMIUM_PACKAGE, findChromium, renderInChromium, type PageReport } from '../testing/chromium.ts';
@@ -223,14 +223,17 @@ describe('summary.md and badge.json', () => {
     expect(renderJobSummary(samples.variant)).toContain('| MUST | ✅ pass |');
   });
 
-  it('badge.json is a shields.io endpoint: red for the defect, green for the variant', () => {
+  it('badge.json is a shields.io endpoint: red for the defect, brightgreen for the reference, blue with its profile for the variant', () => {
     const defect = JSON.parse(readFileSync(join(dir, 'defect', 'badge.json'), 'utf8'));
     expect(Object.keys(defect).sort()).toEqual(['color', 'label', 'message', 'schemaVersion']);
     expect(defect).toMatchObject({ schemaVersion: 1, label: 'cantrip', color: 'red' });
     expect(defect.message).toMatch(/^MUST failing \(\d+\)$/);
-    const variant = renderBadge(samples.variant);
-    expect(variant.color).toBe('brightgreen');
-    expect(variant.message).toBe(`MUST ${samples.variant.verdict.MUST.pass}/${samples.variant.verdict.MUST.applicable} · SHOULD ${samples.variant.verdict.SHOULD.pass}/${samples.variant.verdict.SHOULD.applicable} · MAY ${samples.variant.verdict.MAY.pass}/${samples.variant.verdict.MAY.applicable}`);
+    const shares = (r: typeof samples.variant): string => `MUST ${r.verdict.MUST.pass}/${r.verdict.MUST.applicable} · SHOULD ${r.verdict.SHOULD.pass}/${r.verdict.SHOULD.applicable} · MAY ${r.verdict.MAY.pass}/${r.verdict.MAY.applicable}`;
+    expect(renderBadge(samples.reference)).toMatchObject({ color: 'brightgreen', message: shares(samples.reference) });
+    // The variant declares fewer features than the cases ask for: its pass covers a partial profile, and the badge says so.
+    const skipped = (['MUST', 'SHOULD', 'MAY'] as const).reduce((n, l) => n + samples.variant.profile.skipped[l].undeclared, 0);
+    expect(skipped).toBeGreaterThan(0);
+    expect(renderBadge(samples.variant)).toMatchObject({ color: 'blue', message: `${shares(samples.variant)} · partial profile, ${skipped} skipped` });
   });
 });
 
@@ -300,8 +303,11 @@ describe('matrix', () => {
     expect(loop3.cells.map((c) => c.status)).toEqual(['pass', 'pass', 'fail']);
     expect(loop3.differs).toBe(true);
     expect(loop3.cells[2]!.failed).toBeGreaterThan(0);
-    // The variant declares fewer features: some rules pass only where it could run their cases.
-    expect(m.rows.some((r) => r.cells[1]!.status === 'partial' && r.cells[0]!.status === 'pass')).toBe(true);
+    // The variant declares fewer features: some rules pass where it could run their cases, the rest
+    // skipped. That is a pass with a note, not a state of its own, and not a difference from the reference.
+    const narrower = m.rows.filter((r) => r.cells[1]!.skipped > 0 && r.cells[0]!.skipped === 0 && r.cells[1]!.passed > 0 && r.cells[1]!.failed === 0);
+    expect(narrower.length).toBeGreaterThan(0);
+    for (const r of narrower) expect([r.id, r.cells[1]!.status, cellText(r.cells[1]!)]).toEqual([r.id, 'pass', `pass ${r.cells[1]!.passed}/${r.cells[1]!.total - r.cells[1]!.skipped} · ${r.cells[1]!.skipped} skipped`]);
     for (const column of m.columns) expect(Object.values(column.counts).reduce((a, b) => a + b, 0)).toBe(m.rows.length);
   });
 
@@ -309,7 +315,9 @@ describe('matrix', () => {
     const m = buildMatrix([{ report: samples.reference, label: 'reference' }, { report: samples.variant, label: 'variant' }, { report: samples.defect, label: 'defect' }]);
     const md = renderMatrixMarkdown(m);
     expect(md).toContain('| rule | level | reference | variant | defect |');
-    expect(md).toMatch(/\| LOOP-3 Calling done stops the loop ≠ \| MUST \| ✅ pass \d+\/\d+ \| ✅ pass \d+\/\d+ \| ❌ fail \d+\/\d+ \|/);
+    // Every count is passed of ran; what else happened is named beside it.
+    expect(md).toMatch(/\| LOOP-3 Calling done stops the loop ≠ \| MUST \| ✅ pass (\d+)\/\1(?: · \d+ skipped)? \| ✅ pass (\d+)\/\2(?: · \d+ skipped)? \| ❌ fail \d+\/\d+ · [1-9]\d* fail(?: · \d+ skipped)? \|/);
+    expect(md).toContain('| **profile** | | full (');
     const only = renderMatrixMarkdown(m, { onlyDifferences: true });
     expect(only.split('\n').filter((l) => /^\| [A-Z]+-\d+ /.test(l)).length).toBe(m.rows.filter((r) => r.differs).length);
     const page = renderMatrixHtml(m);
@@ -317,7 +325,27 @@ describe('matrix', () => {
     expect(page).toContain('<td class="s-fail"');
   });
 
-  it('numbers columns of the same implementation', () => {
+  it('marks ≠ only where one implementation passes a rule and another breaks it, never for skips alone', () => {
+    // Two conformant implementations, one declaring fewer features: their skip counts differ on many rules, their verdicts on none.
+    const conformant = buildMatrix([samples.reference, samples.variant]);
+    expect(conformant.rows.filter((r) => r.cells[0]!.skipped !== r.cells[1]!.skipped).length).toBeGreaterThan(0);
+    expect(conformant.rows.filter((r) => r.differs).map((r) => r.id)).toEqual([]);
+    const withDefect = buildMatrix([samples.variant, samples.defect]);
+    expect(withDefect.rows.find((r) => r.id === 'LOOP-3')!.differs).toBe(true);
+    for (const r of withDefect.rows.filter((x) => x.differs)) expect(r.cells.map((c) => c.status).sort()).toEqual(['fail', 'pass']);
+  });
+
+  it('tells two reports of one implementation apart by their folder, else by when each run started', () => {
+    const monday = structuredClone(samples.variant);
+    monday.environment.started_at = '2026-02-02T09:00:00.125Z';
+    const tuesday = structuredClone(samples.variant);
+    tuesday.environment.started_at = '2026-02-03T17:30:05.000Z';
+    expect(buildMatrix([monday, tuesday]).columns.map((c) => c.label)).toEqual(['miniature 0.1.0 (2026-02-02 09:00:00 UTC)', 'miniature 0.1.0 (2026-02-03 17:30:05 UTC)']);
+    const bySource = buildMatrix([{ report: monday, source: 'runs/before/report.json' }, { report: tuesday, source: 'runs/after/report.json' }]);
+    expect(bySource.columns.map((c) => c.label)).toEqual(['miniature 0.1.0 (runs/before)', 'miniature 0.1.0 (runs/after)']);
+  });
+
+  it('numbers columns of the same implementation only when nothing else tells them apart', () => {
     const m = buildMatrix([samples.variant, samples.variant]);
     expect(m.columns.map((c) => c.label)).toEqual(['miniature 0.1.0 (#1)', 'miniature 0.1.0 (#2)']);
     expect(m.rows.every((r) => !r.differs)).toBe(true);

@@ -11,6 +11,7 @@ import type { Level } from '../case-file/index.ts';
 import type { CaseResult, CaseStatus, SuiteResult } from '../run/index.ts';
 import type { PropertyResult, PropertyStatus } from '../properties/index.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
+import { buildProfile, type Profile } from './profile.ts';
 
 export const REPORT_VERSION = 1;
 export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal', 3: 'The call', 4: 'The circle', 5: 'Composition', 6: 'The loom', 7: 'Production' };
@@ -18,9 +19,16 @@ export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal
 export type RuleStatus = CaseStatus | 'untested';
 type Counts = Record<CaseStatus, number>;
 
+/**
+ * `fail`: a case or property of the level failed, or an expected failure is stale. `incomplete`: none
+ * failed, but one errored or was interrupted, so the level was not judged in full (incomplete is not
+ * fail). `pass`: every applicable case passed or is an expected failure and every property that ran
+ * passed. `no-cases`: nothing of the level applied.
+ */
+export type LevelStatus = 'pass' | 'fail' | 'incomplete' | 'no-cases';
+
 export interface LevelVerdict extends Counts {
-  /** pass: every applicable case passed or is an expected failure, none is stale, and no property of the level failed or errored. */
-  status: 'pass' | 'fail' | 'no-cases';
+  status: LevelStatus;
   applicable: number;
   /** Property results of this level, when properties ran. */
   properties?: Record<PropertyStatus, number>;
@@ -73,6 +81,8 @@ export interface Report {
   stale: string[];
   /** Property results (harness/properties), when properties ran. */
   properties?: PropertyResult[];
+  /** What the verdict covers: the declared features, what was skipped per level, the rules nothing exercised (harness/report/profile.ts). */
+  profile: Profile;
   /** The signal that interrupted the run (SIGINT, SIGTERM): the report is partial, unfinished cases are errored. */
   interrupted?: string;
 }
@@ -96,17 +106,15 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     const mine = suite.cases.filter((c) => c.level === level);
     for (const c of mine) counts[c.status]++;
     const applicable = mine.length - counts.skipped;
-    const broken = counts.fail + counts.errored + mine.filter((c) => c.stale).length;
-    verdict[level] = { status: applicable === 0 ? 'no-cases' : broken > 0 ? 'fail' : 'pass', applicable, ...counts };
-    if (properties) {
-      const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0 };
-      for (const r of properties.filter((x) => x.level === level)) p[r.status]++;
-      verdict[level].properties = p;
-      // A failing property fails its level as a failing case would; a passing one makes the level applicable.
-      if (p.fail + p.errored > 0) verdict[level].status = 'fail';
-      else if (verdict[level].status === 'no-cases' && p.pass > 0) verdict[level].status = 'pass';
-    }
+    const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0 };
+    for (const r of (properties ?? []).filter((x) => x.level === level)) p[r.status]++;
+    const failed = counts.fail + mine.filter((c) => c.stale).length + p.fail;
+    // An errored case or property (the adapter threw, a time limit, an interruption) checked nothing: the level is incomplete, not failed.
+    const unfinished = counts.errored + p.errored;
+    const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
+    verdict[level] = { status, applicable, ...counts, ...(properties && { properties: p }) };
   }
+  const rules = catalog.rules.map((r) => (properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases)));
   const chapters = Object.entries(CHAPTERS).map(([n, title]) => {
     const counts = zero();
     const mine = suite.cases.filter((c) => caseChapter(c) === Number(n));
@@ -130,9 +138,10 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
       chapter: caseChapter(c as CaseResult),
       source: `${position.file}:${position.line}:${position.column}`,
     })),
-    rules: catalog.rules.map((r) => (properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases))),
+    rules,
     stale: suite.cases.filter((c) => c.stale).map((c) => c.id),
     ...(properties && { properties }),
+    profile: buildProfile(suite.description, suite.cases, properties ?? [], rules),
     ...(options.interrupted && { interrupted: options.interrupted }),
   };
 }
@@ -183,9 +192,16 @@ function rollUp(rule: Catalog['rules'][number], cases: CaseResult[]): RuleReport
   };
 }
 
-/** Exit code of a run: 0 when every applicable MUST case passed or is expected to fail and nothing is stale. */
-export function exitCode(report: Report): 0 | 1 {
-  return report.verdict.MUST.status === 'fail' || report.stale.length > 0 ? 1 : 0;
+/** Exit code of a run whose MUST level is incomplete: nothing failed, but something errored or was interrupted (docs/ci.md). */
+export const INCOMPLETE_EXIT = 3;
+
+/**
+ * Exit code of a run: 1 when a MUST case or property failed or an expected failure is stale; else
+ * {@link INCOMPLETE_EXIT} when a MUST case or property errored or was interrupted; else 0.
+ */
+export function exitCode(report: Report): 0 | 1 | typeof INCOMPLETE_EXIT {
+  if (report.verdict.MUST.status === 'fail' || report.stale.length > 0) return 1;
+  return report.verdict.MUST.status === 'incomplete' ? INCOMPLETE_EXIT : 0;
 }
 
 /** Throws when the report does not match its schema (a harness bug, never a verdict). */

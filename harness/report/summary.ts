@@ -4,7 +4,8 @@
  * badge (https://shields.io/badges/endpoint-badge) that a README can show from wherever CI publishes
  * it.
  */
-import { exitCode, type Report } from './report.ts';
+import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
+import { notExercisedText, profileText, skipNote } from './profile.ts';
 import { durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
 
 /** The file names the CLI writes next to report.json. */
@@ -21,29 +22,34 @@ export interface SummaryOptions {
 }
 
 const cell = (markdown: string): string => markdown.replace(/(?<!\\)\|/g, '\\|');
-const verdictMark = (status: string): string => (status === 'pass' ? '✅ pass' : status === 'fail' ? '❌ **fail**' : '➖ no cases');
+const verdictMark = (status: string): string => (status === 'pass' ? '✅ pass' : status === 'fail' ? '❌ **fail**' : status === 'incomplete' ? '⚠️ **incomplete**' : '➖ no cases');
+/** The heading's mark: the run passed, failed, or could not be judged in full (exit code 3). */
+const runMark = (code: number): string => (code === 0 ? '✅' : code === INCOMPLETE_EXIT ? '⚠️ incomplete' : '❌');
 
 /** A short Markdown digest of a report: verdicts, counts, the main problems and the first failures. */
 export function renderJobSummary(report: Report, options: SummaryOptions = {}): string {
   const maxCases = options.maxCases ?? 15;
   const maxProblems = options.maxProblems ?? 5;
   const out: string[] = [];
-  const passed = exitCode(report) === 0;
-  out.push(`## Cantrip conformance: ${mdText(implementationName(report))} ${passed ? '✅' : '❌'}`, '');
+  const profile = report.profile;
+  out.push(`## Cantrip conformance: ${mdText(implementationName(report))} ${runMark(exitCode(report))}${profile.name === 'full' ? '' : ` (${profile.name} profile)`}`, '');
   out.push(
     `Spec ${mdText(report.spec_version)} · ${mdText(report.environment.case_file)}${report.environment.filter.length > 0 ? ` · filter ${mdCode(report.environment.filter.join(' '))}` : ''} · ${mdText(durationText(report))}`,
     '',
   );
   const signal = interruptedBy(report);
-  if (signal) out.push(`**Interrupted** (${mdText(signal)}): the report is partial; the case running then and every case after it are errored.`, '');
+  if (signal) out.push(`**Interrupted** (${mdText(signal)}): the report is partial; what did not finish is errored, so the verdict is incomplete, not fail.`, '');
   const withProps = report.properties !== undefined;
-  out.push(`| level | verdict | applicable | pass | fail | errored | xfail | skipped |${withProps ? ' properties |' : ''}`, `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |${withProps ? ' --- |' : ''}`);
+  out.push(`| level | verdict | applicable | pass | fail | errored | xfail | skipped |${withProps ? ' properties |' : ''} skipped because |`, `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |${withProps ? ' --- |' : ''} --- |`);
   for (const level of LEVELS) {
     const v = report.verdict[level];
     const p = v.properties;
-    out.push(`| ${level} | ${verdictMark(v.status)} | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} |${withProps ? ` ${p && p.pass + p.fail + p.errored + p.skipped > 0 ? `${p.pass} pass, ${p.fail} fail${p.errored ? `, ${p.errored} errored` : ''}` : '—'} |` : ''}`);
+    const why = skipNote(profile.skipped[level]).replace(/^\d+ skipped: /, '') || '—';
+    out.push(`| ${level} | ${verdictMark(v.status)} | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} |${withProps ? ` ${p && p.pass + p.fail + p.errored + p.skipped > 0 ? `${p.pass} pass, ${p.fail} fail${p.errored ? `, ${p.errored} errored` : ''}${p.skipped ? `, ${p.skipped} skipped` : ''}` : '—'} |` : ''} ${why} |`);
   }
   out.push('');
+  const notRun = profile.rules_not_exercised;
+  out.push(`**Profile judged**: ${mdText(profileText(profile))}. ${notExercisedText(profile)}${notRun.length > 0 ? `: ${notRun.slice(0, 30).map(mdCode).join(', ')}${notRun.length > 30 ? ` and ${notRun.length - 30} more` : ''}` : ''}.`, '');
   if (report.stale.length > 0) out.push(`**Stale expected failures** (they pass; remove them from the list): ${report.stale.map(mdCode).join(', ')}`, '');
 
   const causes = report.root_causes;
@@ -96,24 +102,37 @@ export interface BadgeOptions {
 }
 
 /**
- * The badge of a run. Message: the passing share of each level that has applicable cases, e.g.
- * `MUST 157/157 · SHOULD 6/6`, or `MUST failing (3)` when the run fails. Colour: brightgreen when every
- * level with cases passes, green when MUST passes and another level does not, red when the run fails
- * (a MUST case or property fails or errors, or an expected failure is stale), lightgrey when nothing
- * applicable ran.
+ * The badge of a run (the table in docs/reports.md, "badge.json"). A passing run shows the passing
+ * share of each level with applicable cases, `MUST 157/157 · SHOULD 6/6`: brightgreen when every level
+ * passes, green when MUST passes and another level does not, and blue with `· core profile, 108 skipped`
+ * (or `partial profile`) when cases or properties were skipped for features the implementation does
+ * not declare, since then a pass covers only part of the spec. A failing run (a MUST case or property
+ * failed, or an expected failure is stale) is red, `MUST failing (3)`, with `· 1 errored` and `· 2 stale` when there are; an incomplete one (a MUST case or
+ * property errored or was interrupted, none failed) is yellow, `MUST incomplete (2 errored)`;
+ * lightgrey when nothing applicable ran.
  */
 export function renderBadge(report: Report, options: BadgeOptions = {}): Badge {
   const label = options.label ?? 'cantrip';
   const v = report.verdict;
   if (LEVELS.every((l) => v[l].status === 'no-cases')) return { schemaVersion: 1, label, message: 'no cases ran', color: 'lightgrey' };
-  if (exitCode(report) !== 0) {
-    const failing = v.MUST.fail + v.MUST.errored + (v.MUST.properties ? v.MUST.properties.fail + v.MUST.properties.errored : 0);
+  const code = exitCode(report);
+  const mustProps = v.MUST.properties ?? { pass: 0, fail: 0, errored: 0, skipped: 0 };
+  if (code === 1) {
+    const failing = v.MUST.fail + mustProps.fail;
+    const errored = v.MUST.errored + mustProps.errored;
     const parts = [failing > 0 ? `MUST failing (${failing})` : 'MUST failing'];
+    if (errored > 0) parts.push(`${errored} errored`);
     if (report.stale.length > 0) parts.push(`${report.stale.length} stale`);
     return { schemaVersion: 1, label, message: parts.join(' · '), color: 'red' };
   }
+  if (code === INCOMPLETE_EXIT) return { schemaVersion: 1, label, message: `MUST incomplete (${v.MUST.errored + mustProps.errored} errored)`, color: 'yellow' };
   const shares = LEVELS.filter((l) => v[l].applicable > 0).map((l) => `${l} ${v[l].pass + v[l].xfail}/${v[l].applicable}`);
-  const allPass = LEVELS.every((l) => v[l].status !== 'fail');
+  const profile = report.profile;
+  if (profile.name !== 'full') {
+    const skipped = LEVELS.reduce((n, l) => n + profile.skipped[l].undeclared, 0);
+    return { schemaVersion: 1, label, message: [...shares, `${profile.name} profile, ${skipped} skipped`].join(' · '), color: 'blue' };
+  }
+  const allPass = LEVELS.every((l) => v[l].status === 'pass' || v[l].status === 'no-cases');
   return { schemaVersion: 1, label, message: shares.join(' · ') || 'passing', color: allPass ? 'brightgreen' : 'green' };
 }
 
