@@ -99,11 +99,12 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     const broken = counts.fail + counts.errored + mine.filter((c) => c.stale).length;
     verdict[level] = { status: applicable === 0 ? 'no-cases' : broken > 0 ? 'fail' : 'pass', applicable, ...counts };
     if (properties) {
-      const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0 };
-      for (const r of properties.filter((x) => x.level === level)) p[r.status]++;
+      const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0, xfail: 0 };
+      const mineProps = properties.filter((x) => x.level === level);
+      for (const r of mineProps) p[r.status]++;
       verdict[level].properties = p;
-      // A failing property fails its level as a failing case would; a passing one makes the level applicable.
-      if (p.fail + p.errored > 0) verdict[level].status = 'fail';
+      // A failing (or stale) property fails its level as a failing case would; a passing one makes the level applicable.
+      if (p.fail + p.errored + mineProps.filter((x) => x.stale).length > 0) verdict[level].status = 'fail';
       else if (verdict[level].status === 'no-cases' && p.pass > 0) verdict[level].status = 'pass';
     }
   }
@@ -131,7 +132,7 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
       source: `${position.file}:${position.line}:${position.column}`,
     })),
     rules: catalog.rules.map((r) => (properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases))),
-    stale: suite.cases.filter((c) => c.stale).map((c) => c.id),
+    stale: [...suite.cases.filter((c) => c.stale).map((c) => c.id), ...(properties ?? []).filter((p) => p.stale).map((p) => p.id)],
     ...(properties && { properties }),
     ...(options.interrupted && { interrupted: options.interrupted }),
   };
@@ -154,6 +155,7 @@ function withProperties(rule: RuleReport, properties: PropertyResult[]): RuleRep
   let status: RuleStatus = 'untested';
   if (failedBy.some((p) => p.status === 'fail')) status = 'fail';
   else if (listing.some((p) => p.status === 'errored')) status = 'errored';
+  else if (listing.some((p) => p.status === 'xfail')) status = 'xfail';
   else if (listing.some((p) => p.status === 'pass')) status = 'pass';
   else if (listing.length > 0) status = 'skipped';
   const worst = RANK.indexOf(status) < RANK.indexOf(rule.status) ? status : rule.status;
