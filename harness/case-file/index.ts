@@ -1,5 +1,6 @@
 /** Stage 1, the case file: loading tests.yaml (positions, memo, load-time checks) and its types. */
-export { loadExpectedFailures } from './expected-failures.ts';
+export { checkExpectedFailureIds, ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
+export type { ExpectedFailureList } from './expected-failures.ts';
 export { CaseFileError, loadCaseFile, loadCaseText } from './load.ts';
 export { PACKAGE_ROOT } from './package-root.ts';
 export type { Action, Case, CaseCall, CaseCrystal, CaseFile, CaseGate, CaseGateObject, EventConsumerScript, Expectation, Level, LoadedCase, Matcher, ScriptStep, ScriptToolCall, TestGateKind, TurnRef, Verb } from './types.ts';

@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseCommandLine, type OptionTable } from './arguments.ts';
 import { diffReports, hasRegressions, renderDiffMarkdown, renderDiffText } from '../report/index.ts';
 import { readReport } from '../report/index.ts';
 import { buildMatrix, renderMatrixHtml, renderMatrixMarkdown } from '../report/index.ts';
@@ -19,31 +20,29 @@ export interface CompareIo {
 export const DIFF_USAGE = 'usage: cantrip-conformance diff <old report.json> <new report.json> [--format text|markdown|json]';
 export const MATRIX_USAGE = 'usage: cantrip-conformance matrix <report.json> <report.json>... [--html <file>] [--only-differences]';
 
-/** Splits arguments into positional files and `--flag [value]` options (flags in `bare` take no value). */
-function split(args: string[], bare: readonly string[]): { files: string[]; flags: Map<string, string> } {
-  const files: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (!arg.startsWith('--')) files.push(arg);
-    else if (bare.includes(arg)) flags.set(arg, '');
-    else {
-      const value = args[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new Error(`${arg} needs a value`);
-      flags.set(arg, value);
-      i++;
-    }
-  }
-  return { files, flags };
-}
+const DIFF_OPTIONS = { format: { type: 'string' } } as const satisfies OptionTable;
+const MATRIX_OPTIONS = { html: { type: 'string' }, 'only-differences': { type: 'boolean' } } as const satisfies OptionTable;
+
+const DIFF_HELP = `${DIFF_USAGE}
+  Compares two reports written by \`run\`: new failures, fixed cases, changed reasons.
+  --format <f>   text | markdown | json [text]
+  exit codes: 0 no regression, 1 the newer report has regressions, 2 bad usage or a report that does not read`;
+
+const MATRIX_HELP = `${MATRIX_USAGE}
+  A rule-by-implementation table of two or more reports written by \`run\`.
+  --html <file>          also write the table as a self-contained HTML file
+  --only-differences     only the rules on which the reports differ
+  exit codes: 0 the table was written, 2 bad usage or a report that does not read`;
 
 export function runDiff(args: string[], io: CompareIo): number {
   try {
-    const { files, flags } = split(args, []);
-    const unknown = [...flags.keys()].find((f) => f !== '--format');
-    if (unknown !== undefined) throw new Error(`unknown option '${unknown}'`);
+    const { values, positionals: files } = parseCommandLine(args, DIFF_OPTIONS, true);
+    if (values['help'] === true) {
+      io.out(DIFF_HELP);
+      return 0;
+    }
     if (files.length !== 2) throw new Error('diff compares exactly two reports');
-    const format = flags.get('--format') ?? 'text';
+    const format = (values['format'] as string | undefined) ?? 'text';
     if (!['text', 'markdown', 'json'].includes(format)) throw new Error(`--format is text, markdown or json, got '${format}'`);
     const [before, after] = files.map((f) => readReport(resolve(io.cwd, f))) as [ReturnType<typeof readReport>, ReturnType<typeof readReport>];
     const diff = diffReports(before, after);
@@ -57,14 +56,16 @@ export function runDiff(args: string[], io: CompareIo): number {
 
 export function runMatrix(args: string[], io: CompareIo): number {
   try {
-    const { files, flags } = split(args, ['--only-differences']);
-    const unknown = [...flags.keys()].find((f) => f !== '--html' && f !== '--only-differences');
-    if (unknown !== undefined) throw new Error(`unknown option '${unknown}'`);
+    const { values, positionals: files } = parseCommandLine(args, MATRIX_OPTIONS, true);
+    if (values['help'] === true) {
+      io.out(MATRIX_HELP);
+      return 0;
+    }
     if (files.length < 2) throw new Error('matrix needs at least two reports');
     const matrix = buildMatrix(files.map((f) => ({ report: readReport(resolve(io.cwd, f)) })));
-    const options = { onlyDifferences: flags.has('--only-differences') };
+    const options = { onlyDifferences: values['only-differences'] === true };
     io.out(renderMatrixMarkdown(matrix, options));
-    const html = flags.get('--html');
+    const html = values['html'] as string | undefined;
     if (html !== undefined) {
       writeFileSync(resolve(io.cwd, html), renderMatrixHtml(matrix, options));
       io.out(`wrote ${resolve(io.cwd, html)}`);

@@ -13,6 +13,7 @@ import type { CrystalReply } from '../../schemas/adapter.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { formatProblems, startCrystalServer, summarizeExchange, type Exchange, type WireFormat } from '../crystal-server/index.ts';
 import type { CliIo } from './io.ts';
+import { parseCommandLine, type OptionTable } from './arguments.ts';
 import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
 import { MockCrystals } from '../drive/index.ts';
 import { OutcomeWatch, watchedCase } from '../drive/index.ts';
@@ -38,26 +39,18 @@ interface Options {
   doneArgument?: string;
 }
 
-function parse(args: string[], kitRoot: string): Options {
-  let caseId: string | undefined;
-  let transport: Options['transport'] = 'openai';
-  let cases = join(kitRoot, 'tests.yaml');
-  let doneArgument: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = args[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
-    i++;
-    if (flag === '--case') caseId = value;
-    else if (flag === '--cases') cases = value;
-    else if (flag === '--done-argument') doneArgument = value;
-    else if (flag === '--transport') {
-      if (!(WIRE_TRANSPORTS as readonly string[]).includes(value)) throw new Error(`--transport is one of ${WIRE_TRANSPORTS.join(', ')}, got '${value}'`);
-      transport = value as Options['transport'];
-    } else throw new Error(`unknown option '${flag}'`);
-  }
+const CRYSTAL_SERVER_OPTIONS = { case: { type: 'string' }, transport: { type: 'string' }, cases: { type: 'string' }, 'done-argument': { type: 'string' } } as const satisfies OptionTable;
+
+/** The options, or undefined for `--help`; throws on bad usage. */
+function parse(args: string[], kitRoot: string): Options | undefined {
+  const { values } = parseCommandLine(args, CRYSTAL_SERVER_OPTIONS);
+  if (values['help'] === true) return undefined;
+  const caseId = values['case'] as string | undefined;
+  const transport = (values['transport'] as string | undefined) ?? 'openai';
+  const doneArgument = values['done-argument'] as string | undefined;
+  if (!(WIRE_TRANSPORTS as readonly string[]).includes(transport)) throw new Error(`--transport is one of ${WIRE_TRANSPORTS.join(', ')}, got '${transport}'`);
   if (caseId === undefined) throw new Error('--case <id> is required');
-  return { caseId, transport, cases, ...(doneArgument !== undefined && { doneArgument }) };
+  return { caseId, transport: transport as Options['transport'], cases: (values['cases'] as string | undefined) ?? join(kitRoot, 'tests.yaml'), ...(doneArgument !== undefined && { doneArgument }) };
 }
 
 /** Short, one-line text. */
@@ -93,16 +86,16 @@ function exchangeLines(e: Exchange): string[] {
 }
 
 export async function runCrystalServer(args: string[], io: CliIo, kitRoot: string): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(CRYSTAL_SERVER_USAGE);
-    return 0;
-  }
-  let options: Options;
+  let options: Options | undefined;
   try {
     options = parse(args, kitRoot);
   } catch (error) {
     io.err(`${(error as Error).message}\n${CRYSTAL_SERVER_USAGE}`);
     return 2;
+  }
+  if (!options) {
+    io.out(CRYSTAL_SERVER_USAGE);
+    return 0;
   }
   if (!io.interrupt) {
     io.err('crystal-server runs until interrupted, and this caller gives no interrupt signal');

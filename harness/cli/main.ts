@@ -13,7 +13,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { Adapter, CrystalTransport } from '../../schemas/adapter.ts';
+import type { Adapter } from '../../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
@@ -25,8 +25,11 @@ import { isCommandSpec } from '../adapters/index.ts';
 import { createAdapterExport, importAdapterModule } from '../adapters/index.ts';
 import { startCommandAdapter } from '../adapters/index.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './early-checks.ts';
-import { loadExpectedFailures } from '../case-file/index.ts';
-import { ALL_PROPERTY_IDS, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, randomSeed, runProperties } from '../properties/index.ts';
+import { checkExpectedFailureIds, ExpectedFailuresError, loadExpectedFailures } from '../case-file/index.ts';
+import { ALL_PROPERTY_IDS, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, applyExpectedPropertyFailures, randomSeed, runProperties } from '../properties/index.ts';
+import { UsageError } from './arguments.ts';
+import { filterVocabulary, resolveFilterTerms } from './filter-terms.ts';
+import { DEFAULT_OUT, DEFAULT_SEED, parseRunOptions, type RunOptions } from './run-options.ts';
 import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
 import { assertReportValid, buildReport, exitCode } from '../report/index.ts';
 import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '../report/index.ts';
@@ -50,94 +53,10 @@ const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
  */
 const REFERENCE_JOBS = 12;
 
-/** Where reports go when `--out` is not given, relative to the working directory (a CI job's workspace). */
-const DEFAULT_OUT = 'cantrip-report';
-
-const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature>]...
+const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature|property>]...
                                 [--out <dir> | --no-out] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>]
-                                [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]
+                                [--no-properties] [--property-runs <n>] [--seed <n>|random] [--quiet]
                                 [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]`;
-
-interface Options {
-  adapter: string;
-  filter: string[];
-  out?: string;
-  expectedFailures?: string;
-  cases: string;
-  timeoutMs?: number;
-  /** Most cases at once; absent: {@link REFERENCE_JOBS} for the reference, else 1. */
-  jobs?: number;
-  /** Run the generated properties after the cases (default true). */
-  properties: boolean;
-  /** Runs per property; absent: each family's own default. */
-  propertyRuns?: number;
-  seed?: number;
-  /** How the scripted crystals reach the implementation (default callback). */
-  crystalTransport?: CrystalTransport;
-  /** No progress output (the summary is still printed). */
-  quiet: boolean;
-}
-
-class UsageError extends Error {}
-
-function parseArgs(argv: string[]): Options {
-  const [command, ...rest] = argv;
-  if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
-  const options: Options = { adapter: 'reference', filter: [], cases: join(PACKAGE_ROOT, 'tests.yaml'), properties: true, quiet: false, out: DEFAULT_OUT };
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i]!;
-    if (flag === '--no-properties') {
-      options.properties = false;
-      continue;
-    }
-    if (flag === '--no-out') {
-      options.out = undefined;
-      continue;
-    }
-    if (flag === '--quiet' || flag === '-q') {
-      options.quiet = true;
-      continue;
-    }
-    const value = rest[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-    i++;
-    switch (flag) {
-      case '--adapter': options.adapter = value; break;
-      case '--filter': options.filter.push(...value.split(',').filter(Boolean)); break;
-      case '--out': options.out = value; break;
-      case '--expected-failures': options.expectedFailures = value; break;
-      case '--cases': options.cases = value; break;
-      case '--timeout': {
-        const ms = Number(value);
-        if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`--timeout needs a positive integer, got '${value}'`);
-        options.timeoutMs = ms;
-        break;
-      }
-      case '--jobs': {
-        const n = Number(value);
-        if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--jobs needs an integer from 1 to 64, got '${value}'`);
-        options.jobs = n;
-        break;
-      }
-      case '--crystal-transport': {
-        if (!(CRYSTAL_TRANSPORTS as readonly string[]).includes(value)) throw new UsageError(`--crystal-transport is one of ${CRYSTAL_TRANSPORTS.join(', ')}, got '${value}'`);
-        options.crystalTransport = value as CrystalTransport;
-        break;
-      }
-      case '--property-runs':
-      case '--seed': {
-        const n = Number(value);
-        const min = flag === '--seed' ? 0 : 1;
-        if (!Number.isInteger(n) || n < min || n > 0x7fffffff) throw new UsageError(`${flag} needs an integer from ${min} to ${0x7fffffff}, got '${value}'`);
-        if (flag === '--seed') options.seed = n;
-        else options.propertyRuns = n;
-        break;
-      }
-      default: throw new UsageError(`unknown option '${flag}'`);
-    }
-  }
-  return options;
-}
 
 /** `reference`, a module exporting `createAdapter(): Adapter`, or `cmd:<command line>` (docs/adapter-protocol.md). */
 export async function adapterFactory(spec: string, cwd: string): Promise<AdapterFactory> {
@@ -149,7 +68,7 @@ export async function adapterFactory(spec: string, cwd: string): Promise<Adapter
   }
   const file = isAbsolute(spec) ? spec : resolve(cwd, spec);
   const create = createAdapterExport(await importAdapterModule(file));
-  if (typeof create !== 'function') throw new UsageError(`${file} does not export createAdapter()`);
+  if (typeof create !== 'function') throw new EarlyCheckError(`${file} does not export createAdapter()`);
   await checkAdapterFactory(create as AdapterFactory, file);
   return create as AdapterFactory;
 }
@@ -166,10 +85,11 @@ commands:
 
 run options (defaults in brackets):
   --adapter <spec>           reference | a module exporting createAdapter() | 'cmd:<command line>' [reference]
-  --filter <term>            a case id, rule id, rule family (LOOP) or feature; repeatable [every case]
+  --filter <term>[,<term>]   a case id, rule id, rule family (LOOP), feature or property id, any case;
+                             repeatable; a term that names none of these is an error [every case]
   --out <dir>                where report.json, report.md, junit.xml, report.html, summary.md, badge.json go [${DEFAULT_OUT}]
   --no-out                   write no report, only the summary on stdout
-  --expected-failures <file> case ids expected to fail, one a line; stale entries fail the run [none]
+  --expected-failures <file> case and property ids expected to fail, one a line; stale entries fail the run [none]
   --cases <file>             the case file [the kit's tests.yaml]
   --timeout <ms>             per case [${DEFAULT_CASE_TIMEOUT_MS}]
   --jobs <n>                 most cases at once; only cases that script a wait run alongside others,
@@ -177,9 +97,11 @@ run options (defaults in brackets):
                              overlap; 1: one after another [${REFERENCE_JOBS} for reference, else 1]
   --no-properties            skip the generated properties [run them]
   --property-runs <n>        scenarios per property [${DEFAULT_PROPERTY_RUNS}; code scenarios ${DEFAULT_CODE_PROPERTY_RUNS}]
-  --seed <n>                 the properties' seed [random, printed]
+  --seed <n>|random          the properties' seed; random explores new scenarios (printed) [${DEFAULT_SEED}]
   --crystal-transport <t>    ${CRYSTAL_TRANSPORTS.join(' | ')} [callback]
   --quiet, -q                no progress (a rewritten line on a terminal, one line per case and property otherwise) [progress on]
+
+Options take their value as --name value or --name=value.
 
 exit codes: 0 every applicable MUST case and property passes; 1 a MUST case or property fails (or an
   expected failure is stale); 3 incomplete: none fails, but a MUST case or property errored (an adapter
@@ -191,7 +113,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.out(PACKAGE_VERSION);
     return 0;
   }
-  if (command === '--help' || command === '-h' || command === 'help' || (command === 'run' && (rest.includes('--help') || rest.includes('-h')))) {
+  if (command === '--help' || command === '-h' || command === 'help') {
     io.out(HELP);
     return 0;
   }
@@ -224,28 +146,34 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   // The report's duration covers the whole command: start-up (loading and checking), cases, properties.
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  let options: Options;
+  let options: RunOptions;
   let factory: AdapterFactory;
   try {
-    options = parseArgs(argv);
+    const [command, ...rest] = argv;
+    if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
+    options = parseRunOptions(rest, PACKAGE_ROOT);
   } catch (error) {
     io.err(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
+  if (options.help) {
+    io.out(HELP);
+    return 0;
+  }
   if (options.quiet) io = { ...io, progress: undefined, progressLine: undefined };
   let file;
-  let expected: Set<string> | undefined;
+  let expected: ReadonlySet<string> | undefined;
   try {
     const path = resolve(io.cwd, options.cases);
     // Reports name the case file relative to where the command ran, so they read the same on any machine.
     // Short paths for files under the working directory; absolute ones elsewhere, so they stay findable.
     const shown = relative(io.cwd, path);
     file = loadCaseFile(path, shown && !shown.startsWith('..') && !isAbsolute(shown) ? shown : path);
+    options.filter = resolveFilterTerms(options.filter, filterVocabulary(file.cases, ALL_PROPERTY_IDS));
     if (options.expectedFailures) {
-      expected = loadExpectedFailures(resolve(io.cwd, options.expectedFailures));
-      const known = new Set(file.cases.map((c) => c.id));
-      const unknown = [...expected].filter((id) => !known.has(id));
-      if (unknown.length > 0) throw new UsageError(`${options.expectedFailures}: unknown case ids: ${unknown.join(', ')}`);
+      const list = loadExpectedFailures(resolve(io.cwd, options.expectedFailures));
+      checkExpectedFailureIds(list, file.cases.map((c) => c.id), ALL_PROPERTY_IDS);
+      expected = list.ids;
     }
     // A filter that selects nothing would give a green run that checked nothing (a typo in CI, say).
     const namesProperty = options.properties && options.filter.some((term) => ALL_PROPERTY_IDS.includes(term));
@@ -260,7 +188,15 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       io.err(`interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written`);
       return interrupted;
     }
-    io.err(error instanceof CaseFileError ? `the case file does not load:\n${error.message}` : error instanceof EarlyCheckError ? error.message : `cannot start: ${(error as Error).message}`);
+    io.err(
+      error instanceof CaseFileError
+        ? `the case file does not load:\n${error.message}`
+        : error instanceof EarlyCheckError || error instanceof ExpectedFailuresError
+          ? error.message
+          : error instanceof UsageError
+            ? `${error.message}\n${USAGE}`
+            : `cannot start: ${(error as Error).message}`,
+    );
     return 2;
   }
   // After an interruption no new adapter is made: what is still to run fails at once.
@@ -293,9 +229,9 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   const propertiesStarted = performance.now();
   if (options.properties && suite.stopped) io.out('properties: not run (the run stopped early)');
   else if (options.properties) {
-    const seed = options.seed ?? randomSeed();
-    io.out(`properties: seed ${seed}, ${options.propertyRuns === undefined ? `${DEFAULT_PROPERTY_RUNS} runs each (code scenarios ${DEFAULT_CODE_PROPERTY_RUNS})` : `${options.propertyRuns} runs each`}`);
-    properties = await runProperties(guarded, suite.description, {
+    const seed = options.seed === 'random' ? randomSeed() : options.seed;
+    io.out(`properties: seed ${seed}${options.seed === 'random' ? ' (random; --seed ' + seed + ' repeats it)' : seed === DEFAULT_SEED ? ' (the default; --seed random explores others)' : ''}, ${options.propertyRuns === undefined ? `${DEFAULT_PROPERTY_RUNS} runs each (code scenarios ${DEFAULT_CODE_PROPERTY_RUNS})` : `${options.propertyRuns} runs each`}`);
+    const results = await runProperties(guarded, suite.description, {
       seed,
       ...(options.propertyRuns === undefined ? {} : { runs: options.propertyRuns }),
       filter: options.filter,
@@ -305,6 +241,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       concurrency: jobs > 1 ? PROPERTY_FAMILIES_AT_ONCE : 1,
       ...(io.interrupt && { signal: io.interrupt }),
     });
+    properties = applyExpectedPropertyFailures(results, expected);
     io.progress?.('');
   }
   const interrupted = io.interrupt?.aborted ? String(io.interrupt.reason) : undefined;

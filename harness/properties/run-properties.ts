@@ -42,7 +42,8 @@ const PROPERTY_TIME_LIMIT_MS = 60_000;
  */
 const MAX_SKIPS_PER_RUN = 10;
 
-export type PropertyStatus = 'pass' | 'fail' | 'errored' | 'skipped';
+/** xfail: failed or errored, and listed as an expected failure (expected-failures.ts). */
+export type PropertyStatus = 'pass' | 'fail' | 'errored' | 'skipped' | 'xfail';
 
 export interface Counterexample {
   /** The shrunk case as a tests.yaml list item. */
@@ -76,6 +77,8 @@ export interface PropertyResult {
   /** Rules the counterexample shows broken: those its failed checks speak for, and an invariant's when one failed. */
   failed_rules: string[];
   counterexample?: Counterexample;
+  /** Listed as an expected failure, yet passed: fails the run so the list cannot rot. */
+  stale?: boolean;
 }
 
 /** Property families a run that allows overlap (`--jobs` above 1) runs at once: one per core here. */

@@ -250,7 +250,9 @@ function propertyOutcome(p: ReportProperty, ctx: Context): Outcome {
   const rules = `[${p.rules.join(', ')}]`;
   switch (p.status) {
     case 'pass':
-      return {};
+      return p.stale ? { element: 'failure', type: 'stale', message: `${rules} listed as an expected failure, yet passed` } : {};
+    case 'xfail':
+      return { element: 'skipped', type: 'xfail', message: `${rules} expected failure (listed in --expected-failures)`, body: propertyDetail(p, ctx).join('\n') };
     case 'skipped':
       return { element: 'skipped', message: p.reason ?? 'skipped' };
     case 'errored':

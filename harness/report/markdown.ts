@@ -142,7 +142,10 @@ export function propertyLines(report: Report): string[] {
   const count = (s: string): number => props.filter((p) => p.status === s).length;
   const seed = props[0]?.seed;
   const interrupted = props.filter((p) => p.interrupted).length;
-  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored${interrupted ? ` (${interrupted} interrupted)` : ''}, ${count('skipped')} skipped (seed ${seed}; repeat with --seed ${seed})`];
+  const expected = count('xfail') > 0 ? `, ${count('xfail')} expected failures` : '';
+  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored${interrupted ? ` (${interrupted} interrupted)` : ''}, ${count('skipped')} skipped${expected} (seed ${seed}; repeat with --seed ${seed})`];
+  for (const p of props.filter((x) => x.stale)) lines.push(`  STALE property ${p.id}: listed as an expected failure, yet passed`);
+  for (const p of props.filter((x) => x.status === 'xfail')) lines.push(`  XFAIL property ${p.id} [${p.rules.join(', ')}]`);
   for (const p of props.filter((x) => x.status === 'fail' || x.status === 'errored')) {
     lines.push(`  ${p.interrupted ? 'INTERRUPTED' : p.status.toUpperCase()} property ${p.id} [${p.rules.join(', ')}] after ${p.runs} runs`);
     if (p.reason) lines.push(`      ${p.reason}`);

@@ -106,9 +106,11 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     const mine = suite.cases.filter((c) => c.level === level);
     for (const c of mine) counts[c.status]++;
     const applicable = mine.length - counts.skipped;
-    const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0 };
-    for (const r of (properties ?? []).filter((x) => x.level === level)) p[r.status]++;
-    const failed = counts.fail + mine.filter((c) => c.stale).length + p.fail;
+    const p: Record<PropertyStatus, number> = { pass: 0, fail: 0, errored: 0, skipped: 0, xfail: 0 };
+    const mineProps = (properties ?? []).filter((x) => x.level === level);
+    for (const r of mineProps) p[r.status]++;
+    // A failing (or stale) case or property fails its level; an xfail does not.
+    const failed = counts.fail + mine.filter((c) => c.stale).length + p.fail + mineProps.filter((x) => x.stale).length;
     // An errored case or property (the adapter threw, a time limit, an interruption) checked nothing: the level is incomplete, not failed.
     const unfinished = counts.errored + p.errored;
     const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
@@ -139,7 +141,7 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
       source: `${position.file}:${position.line}:${position.column}`,
     })),
     rules,
-    stale: suite.cases.filter((c) => c.stale).map((c) => c.id),
+    stale: [...suite.cases.filter((c) => c.stale).map((c) => c.id), ...(properties ?? []).filter((p) => p.stale).map((p) => p.id)],
     ...(properties && { properties }),
     profile: buildProfile(suite.description, suite.cases, properties ?? [], rules),
     ...(options.interrupted && { interrupted: options.interrupted }),
@@ -163,6 +165,7 @@ function withProperties(rule: RuleReport, properties: PropertyResult[]): RuleRep
   let status: RuleStatus = 'untested';
   if (failedBy.some((p) => p.status === 'fail')) status = 'fail';
   else if (listing.some((p) => p.status === 'errored')) status = 'errored';
+  else if (listing.some((p) => p.status === 'xfail')) status = 'xfail';
   else if (listing.some((p) => p.status === 'pass')) status = 'pass';
   else if (listing.length > 0) status = 'skipped';
   const worst = RANK.indexOf(status) < RANK.indexOf(rule.status) ? status : rule.status;
