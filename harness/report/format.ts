@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { validate, formatProblems } from '../../schemas/loader.ts';
 import type { Report } from './report.ts';
 import { rootCauses, sightings } from './root-causes.ts';
+import { ambientChecks } from './ambient-checks.ts';
 
 export type ReportCase = Report['cases'][number];
 export type ReportProperty = NonNullable<Report['properties']>[number];
@@ -49,6 +50,10 @@ export function readReport(file: string): Report {
   }
   if (typeof value === 'object' && value !== null && !('root_causes' in value) && Array.isArray((value as { cases?: unknown }).cases)) {
     (value as Record<string, unknown>).root_causes = rootCauses((value as Report).cases);
+  }
+  // A report from before ambient checks were judged once gets them from its cases' invariants.
+  if (typeof value === 'object' && value !== null && !('ambient_checks' in value) && Array.isArray((value as { cases?: unknown }).cases)) {
+    (value as Record<string, unknown>).ambient_checks = ambientChecks((value as Report).cases);
   }
   const checked = validate('report', value);
   if (!checked.ok) throw new Error(`${file}: not a conformance report (schemas/report.schema.json):\n${formatProblems(checked.problems.slice(0, 10))}`);
@@ -119,7 +124,7 @@ export function propertyCauseKeys(p: ReportProperty): string[] {
     failures: ce?.failures ?? [],
     invariants: ce?.invariants ?? [],
     problems: [],
-  }).map((s) => s.key);
+  }, true).map((s) => s.key);
 }
 
 /**
