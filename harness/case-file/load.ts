@@ -167,6 +167,7 @@ function crossCheck(cases: Case[]): Problem[] {
       const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
       if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);
     });
+    problems.push(...checkExpectationRules(c, at));
     // Running again with scaled times only helps a case that scripts a time to scale.
     if (c.premise && !scriptsTime(c)) problems.push([`${at}/premise`, 'a premise needs a scripted time to scale on a rerun: a ward timeout_ms or a crystal step delay_ms']);
     for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
@@ -183,6 +184,20 @@ function crossCheck(cases: Case[]): Problem[] {
         }
       });
     }
+  });
+  return problems;
+}
+
+/**
+ * Each expectation names the rule it checks, so a failure is reported under the rule it breaks: a
+ * `rule` must be one of the case's rules, and a case with several rules tags every expectation (a
+ * one-rule case's untagged expectations check its one rule). Premises are not checks of a rule.
+ */
+function checkExpectationRules(c: Case, at: string): Problem[] {
+  const problems: Problem[] = [];
+  c.expect.forEach((e, j) => {
+    if (e.rule !== undefined && !c.rules.includes(e.rule)) problems.push([`${at}/expect/${j}/rule`, `'${e.rule}' is not one of this case's rules (${c.rules.join(', ')})`]);
+    else if (e.rule === undefined && c.rules.length > 1) problems.push([`${at}/expect/${j}`, `this case lists several rules (${c.rules.join(', ')}): say which one this expectation checks with 'rule:'`]);
   });
   return problems;
 }

@@ -168,6 +168,12 @@ export interface Matcher {
 
 export interface Expectation extends Matcher {
   path: string;
+  /**
+   * The rule whose sentence the expectation checks, one of the case's rules: its failure is reported
+   * under this rule only. Required in a case with several rules; a one-rule case's expectations check
+   * that rule (docs/INTERPRETING.md, "Which rule an expectation checks").
+   */
+  rule?: string;
 }
 
 /** Where a case sits in its file, for messages. */

@@ -17,6 +17,8 @@ export interface ExpectationResult {
   /** The value found (undefined when the path found nothing). */
   actual?: unknown;
   why?: string;
+  /** The rule the expectation checks (its `rule`, or the case's only rule); absent when the case names none. */
+  rule?: string;
 }
 
 /**
@@ -81,16 +83,24 @@ export function lookup(drive: DriveResult, path: string): unknown {
   return resolvePath(drive.record, parsePath(path), loomHelpers(drive));
 }
 
-export function checkExpectations(expect: Expectation[], drive: DriveResult): ExpectationResult[] {
+/** The rule an expectation checks: its own `rule`, else the case's rule when the case has exactly one. */
+export function ruleOfExpectation(e: Expectation, caseRules: readonly string[]): string | undefined {
+  return e.rule ?? (caseRules.length === 1 ? caseRules[0] : undefined);
+}
+
+/** Checks each expectation; `caseRules` (the case's rules) gives an untagged expectation of a one-rule case its rule. */
+export function checkExpectations(expect: Expectation[], drive: DriveResult, caseRules: readonly string[] = []): ExpectationResult[] {
   return expect.map((e) => {
-    const { path, ...rest } = e;
+    const { path, rule: _tag, ...rest } = e;
     const matcher = rest as Matcher;
     const actual = lookup(drive, path);
     const verdict = applyMatcher(matcher, actual, (p) => lookup(drive, p));
     const name = matcherName(matcher);
     const expected = { [name]: (matcher as Record<string, unknown>)[name] };
+    const rule = ruleOfExpectation(e, caseRules);
+    const tag = rule === undefined ? {} : { rule };
     return verdict.ok
-      ? { path, matcher: name, ok: true, expected, actual }
-      : { path, matcher: name, ok: false, expected: verdict.expected, actual, why: verdict.why };
+      ? { path, matcher: name, ok: true, expected, actual, ...tag }
+      : { path, matcher: name, ok: false, expected: verdict.expected, actual, why: verdict.why, ...tag };
   });
 }

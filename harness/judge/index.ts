@@ -1,5 +1,5 @@
 /** Stage 4, judging: expectations, ambient invariants and schema rules over a run record. */
-export { checkExpectations } from './expectations.ts';
+export { checkExpectations, ruleOfExpectation } from './expectations.ts';
 export type { ExpectationResult } from './expectations.ts';
 export { checkInvariants } from './invariants.ts';
 export type { InvariantResult } from './invariants.ts';

@@ -38,7 +38,8 @@ async function invariantsWith(tamper: (crystalTurns: Turn[]) => void) {
   const m = new Miniature();
   const result = await runCase(CASE, () => new Tampered(tamper), await m.describe());
   if (result.status === 'errored') throw new Error(result.reason);
-  return { status: result.status, failed: result.invariants.filter((i) => i.status === 'fail').map((i) => i.id), rules: result.failed_rules };
+  const failing = result.invariants.filter((i) => i.status === 'fail');
+  return { status: result.status, failedRules: result.failed_rules, failed: failing.map((i) => i.id), rules: failing.flatMap((i) => i.rules) };
 }
 
 describe('ambient invariants', () => {
@@ -85,6 +86,9 @@ describe('ambient invariants', () => {
   it('LOOM-9: a turn without metadata fails turn-schema and usage-recorded', async () => {
     const r = await invariantsWith((t) => delete (t[0] as Partial<Turn>).metadata);
     expect(r.failed).toEqual(expect.arrayContaining(['turn-schema', 'usage-recorded']));
-    expect(r.status).toBe('fail');
+    // The case's verdict is its own expectation, which holds: the invariant is judged once per run
+    // (harness/report/ambient-checks.ts), not as this case's failure.
+    expect(r.status).toBe('pass');
+    expect(r.failedRules).toEqual([]);
   });
 });

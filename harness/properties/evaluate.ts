@@ -44,7 +44,7 @@ const keyOf = (e: Expectation): string => JSON.stringify(e);
 const resultKey = (path: string, matcher: string, expected: unknown): string => `${matcher}\u0000${path}\u0000${matcher === 'same_as' ? '' : JSON.stringify(expected)}`;
 const failureKey = (f: ExpectationResult): string => resultKey(f.path, f.matcher, (f.expected as Record<string, unknown> | undefined)?.[f.matcher]);
 const expectationKey = (e: Expectation): string => {
-  const matcher = Object.keys(e).find((k) => k !== 'path') ?? '';
+  const matcher = Object.keys(e).find((k) => k !== 'path' && k !== 'rule') ?? '';
   return resultKey(e.path, matcher, (e as unknown as Record<string, unknown>)[matcher]);
 };
 

@@ -86,7 +86,11 @@ describe('junit.xml of every status', () => {
     const fail = only('nasty-fail');
     expect(fail).toMatchObject({ name: 'failure', attrs: { type: 'expectation' } });
     expect(textOf(fail)).toContain(`expected: ${visibleControls(JSON.stringify({ equals: NASTY }))}`);
-    expect(textOf(fail)).toContain('Failed invariants:');
+    // An ambient invariant seen in the case is not part of its failure: it is a test of its own.
+    expect(textOf(fail)).not.toContain('ids-and-parents');
+    const ambient = only('ambient ids-and-parents');
+    expect(ambient).toMatchObject({ name: 'failure', attrs: { type: 'ambient' } });
+    expect(textOf(ambient)).toContain('nasty-fail');
     expect(textOf(fail)).toContain('Problems found while driving the case:');
     expect(only('slow-errored')).toMatchObject({ name: 'error', attrs: { type: 'timeout' } });
     expect(only('needs-folding')).toMatchObject({ name: 'skipped', attrs: { message: 'feature not declared: folding' } });
@@ -98,7 +102,7 @@ describe('junit.xml of every status', () => {
     expect(textOf(broken)).toContain('- id: property-breaks');
     expect(only('property throws').name).toBe('error');
     expect(only('property not-applicable').name).toBe('skipped');
-    expect(root.attrs).toMatchObject({ tests: '10', failures: '3', errors: '2' });
+    expect(root.attrs).toMatchObject({ tests: '11', failures: '4', errors: '2' });
   });
 });
 

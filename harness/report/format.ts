@@ -8,6 +8,7 @@ import { validate, formatProblems } from '../../schemas/loader.ts';
 import type { Report } from './report.ts';
 import { rootCauses, sightings } from './root-causes.ts';
 import { buildProfile } from './profile.ts';
+import { ambientChecks } from './ambient-checks.ts';
 
 export type ReportCase = Report['cases'][number];
 export type ReportProperty = NonNullable<Report['properties']>[number];
@@ -55,6 +56,10 @@ export function readReport(file: string): Report {
   const old = value as Partial<Report> | null;
   if (typeof old === 'object' && old !== null && !('profile' in old) && Array.isArray(old.cases) && Array.isArray(old.rules) && Array.isArray(old.implementation?.features)) {
     (value as Record<string, unknown>).profile = buildProfile(old.implementation, old.cases, old.properties ?? [], old.rules);
+  }
+  // A report from before ambient checks were judged once gets them from its cases' invariants.
+  if (typeof value === 'object' && value !== null && !('ambient_checks' in value) && Array.isArray((value as { cases?: unknown }).cases)) {
+    (value as Record<string, unknown>).ambient_checks = ambientChecks((value as Report).cases);
   }
   const checked = validate('report', value);
   if (!checked.ok) throw new Error(`${file}: not a conformance report (schemas/report.schema.json):\n${formatProblems(checked.problems.slice(0, 10))}`);
@@ -125,7 +130,7 @@ export function propertyCauseKeys(p: ReportProperty): string[] {
     failures: ce?.failures ?? [],
     invariants: ce?.invariants ?? [],
     problems: [],
-  }).map((s) => s.key);
+  }, true).map((s) => s.key);
 }
 
 /**

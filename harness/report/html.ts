@@ -12,6 +12,7 @@
 import { loadCatalog, type Catalog } from '../../spec/catalog.ts';
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipNote } from './profile.ts';
+import { ambientHtmlSection } from './ambient-render.ts';
 import {
   actualText,
   anchor,
@@ -124,7 +125,7 @@ export function renderHtml(report: Report, options: HtmlOptions = {}): string {
     ruleIds: new Set(report.rules.map((r) => r.id)),
   };
   const title = `Cantrip conformance: ${implementationName(report)}`;
-  const body = [header(ctx), nav(ctx), verdict(ctx), chapters(ctx), problems(ctx), failures(ctx), properties(ctx), rules(ctx), cases(ctx)];
+  const body = [header(ctx), nav(ctx), verdict(ctx), chapters(ctx), problems(ctx), ambientHtmlSection(ctx.report, html, (id) => ruleLink(ctx, id), (id) => caseLink(ctx, id)), failures(ctx), properties(ctx), rules(ctx), cases(ctx)];
   return [
     ...documentHead(title, STYLE),
     '<body>',
@@ -172,6 +173,7 @@ function nav(ctx: Ctx): string {
     ['verdict', 'Verdict'],
     ['chapters', 'Chapters'],
     ['problems', `Problems (${r.root_causes.length})`],
+    ['ambient', `Ambient checks (${(r.ambient_checks ?? []).filter((c) => c.status === 'fail').length} violated)`],
     ['failures', `Failures (${broken})`],
     ['properties', `Properties (${r.properties?.length ?? 0})`],
     ['rules', `Rules (${r.rules.length})`],
@@ -271,7 +273,7 @@ function ruleSummaries(ctx: Ctx, ids: string[], broken: string[]): string {
   const extra = broken.filter((id) => !ids.includes(id));
   for (const id of extra) {
     const rule = ctx.report.rules.find((r) => r.id === id);
-    items.push(`<li>${ruleLink(ctx, id)}${rule ? ` <strong>${html(rule.title)}</strong>` : ''} <span class="badge s-fail">broken</span> <span class="muted">(through an ambient invariant)</span>: ${html(ctx.summary.get(id) ?? '')}</li>`);
+    items.push(`<li>${ruleLink(ctx, id)}${rule ? ` <strong>${html(rule.title)}</strong>` : ''} <span class="badge s-fail">broken</span> <span class="muted">(not a rule of the case)</span>: ${html(ctx.summary.get(id) ?? '')}</li>`);
   }
   return `<ul class="rules">${items.join('')}</ul>`;
 }
@@ -279,7 +281,7 @@ function ruleSummaries(ctx: Ctx, ids: string[], broken: string[]): string {
 function expectationTable(ctx: Ctx, failures: ReportCase['failures']): string {
   if (failures.length === 0) return '';
   const rows = failures.map(
-    (f) => `<tr><td><code>${html(f.path)}</code></td><td>${html(f.matcher)}</td><td>${value(ctx, f.expected)}</td><td>${value(ctx, f.actual)}</td><td>${html(f.why ?? '')}</td></tr>`,
+    (f) => `<tr><td><code>${html(f.path)}</code>${'rule' in f && f.rule ? ` <span class="muted">(${html(f.rule)})</span>` : ''}</td><td>${html(f.matcher)}</td><td>${value(ctx, f.expected)}</td><td>${value(ctx, f.actual)}</td><td>${html(f.why ?? '')}</td></tr>`,
   );
   return `<table><thead><tr><th>path</th><th>matcher</th><th>expected</th><th>actual</th><th>why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -305,7 +307,8 @@ function failures(ctx: Ctx): string {
     if (c.stale) out.push('<p>Listed as an expected failure, but it passes: remove it from the expected-failures list.</p>');
     if (c.status === 'xfail') out.push('<p class="muted">Expected failure: listed in --expected-failures, so it does not fail the run.</p>');
     if (c.reason) out.push(`<p>Reason: <code>${html(c.reason)}</code>${c.timed_out ? ' (time limit)' : ''}</p>`);
-    out.push(expectationTable(ctx, c.failures), invariantList(ctx, c.invariants.filter((i) => i.status === 'fail')));
+    // Ambient invariants are judged once for the run (section "Ambient checks"), not as this case's failure.
+    out.push(expectationTable(ctx, c.failures));
     if (c.problems.length > 0) out.push(`<p>Problems found while driving the case:</p><ul>${c.problems.map((p) => `<li><code>${html(clipText(p, ctx.max))}</code></li>`).join('')}</ul>`);
     if (causes.length > 0) out.push(`<p>Root causes: ${causes.map((k) => `<a href="#problem-${ctx.causeNumber.get(k)}">problem ${ctx.causeNumber.get(k)}</a>`).join(', ')}</p>`);
     out.push('</article>');
@@ -365,14 +368,13 @@ function rules(ctx: Ctx): string {
   const out = [
     '<section id="rules">',
     '<h2>Rules</h2>',
-    "<p>Each rule's status is the worst its cases and properties show: fail &gt; errored &gt; xfail &gt; pass &gt; skipped &gt; untested.</p>",
+    "<p>Each rule's status is the worst its cases, properties and ambient checks show: fail &gt; errored &gt; xfail &gt; pass &gt; skipped &gt; untested.</p>",
     '<table><thead><tr><th>rule</th><th>level</th><th>summary</th><th>status</th><th>cases</th><th>properties</th></tr></thead><tbody>',
   ];
   for (const r of ctx.report.rules) {
     const summary = ctx.summary.get(r.id);
     const caseCell = r.cases.map((id) => caseLink(ctx, id) + (r.failed_by.includes(id) ? ' <span class="badge s-fail">fail</span>' : ''));
-    const viaInvariant = r.failed_by.filter((id) => !r.cases.includes(id));
-    if (viaInvariant.length > 0) caseCell.push(`<br><span class="muted">broken through invariants in:</span> ${viaInvariant.map((id) => caseLink(ctx, id)).join(' ')}`);
+    if ((r.failed_by_ambient ?? []).length > 0) caseCell.push(`<br><span class="muted">broken by ambient checks:</span> ${(r.failed_by_ambient ?? []).map((id) => `<a href="#ambient-${html(id)}">${html(id)}</a>`).join(' ')}`);
     const propCell = (r.properties ?? []).map((id) => propertyLink(ctx, id) + ((r.failed_by_properties ?? []).includes(id) ? ' <span class="badge s-fail">fail</span>' : ''));
     out.push(
       `<tr id="${anchor('rule', r.id)}"><th scope="row">${html(r.id)}</th><td>${html(r.level)}</td><td><strong>${html(r.title)}</strong>${summary ? `<br>${html(summary)}` : ''}</td><td>${ruleStatusText(r)}</td><td class="ids">${list(caseCell)}</td><td class="ids">${list(propCell)}</td></tr>`,

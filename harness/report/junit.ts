@@ -1,7 +1,7 @@
 /**
  * junit.xml: the report as JUnit XML, the format CI systems (Jenkins, GitLab, the GitHub test-report
  * actions) read. One `<testsuite>` per spec chapter, one `<testcase>` per conformance case and per
- * property (a property goes to the chapter of its first rule). The output follows the JUnit schema of
+ * property and per ambient check (those go to the chapter of their first rule). The output follows the JUnit schema of
  * the Jenkins xUnit plugin (junit-10.xsd; a copy is in fixtures/junit/, and the tests validate against
  * it), using only what the other common readers also understand.
  *
@@ -10,6 +10,7 @@
  * the run, as pytest reports one); a stale expected failure → `<failure type="stale">` (it does).
  */
 import type { Report } from './report.ts';
+import { ambientJUnitTests } from './ambient-render.ts';
 import {
   causeKeys,
   clipText,
@@ -73,6 +74,12 @@ export function renderJUnit(report: Report, options: JUnitOptions = {}): string 
   for (const p of report.properties ?? []) {
     const chapter = chapterOfRule.get(p.rules[0] ?? '') ?? 0;
     add(chapter, { name: `property ${p.id}`, classname: `${className(chapter)}.properties`, seconds: p.duration_ms, outcome: propertyOutcome(p, { max, ruleTitle }) });
+  }
+
+  // One test per ambient check, in the chapter of its first rule: judged once for the run, not per case.
+  for (const { check, outcome } of ambientJUnitTests(report)) {
+    const chapter = chapterOfRule.get(check.rules[0] ?? '') ?? 0;
+    add(chapter, { name: `ambient ${check.id}`, classname: `${className(chapter)}.ambient`, seconds: 0, outcome });
   }
 
   const props = runProperties(report);
@@ -160,14 +167,9 @@ function caseDetail(c: ReportCase, ctx: Context): string[] {
   if (c.failures.length > 0) {
     lines.push('', 'Failed expectations (expected vs actual):');
     for (const f of c.failures) {
-      lines.push(`  ${f.path} (${f.matcher})`, `    expected: ${oneLine(f.expected, ctx.max)}`, `    actual:   ${oneLine(f.actual, ctx.max)}`);
+      lines.push(`  ${f.path} (${f.matcher}${f.rule ? `, ${f.rule}` : ''})`, `    expected: ${oneLine(f.expected, ctx.max)}`, `    actual:   ${oneLine(f.actual, ctx.max)}`);
       if (f.why) lines.push(`    why:      ${f.why.split('\n').join('\n              ')}`);
     }
-  }
-  const invariants = c.invariants.filter((i) => i.status === 'fail');
-  if (invariants.length > 0) {
-    lines.push('', 'Failed invariants:');
-    for (const i of invariants) lines.push(`  ${i.id} (${i.rules.join(', ')}): ${clipText((i.detail ?? '').split('\n').join('\n    '), ctx.max)}`);
   }
   if (c.problems.length > 0) {
     lines.push('', 'Problems found while driving the case:');
@@ -182,7 +184,7 @@ function caseDetail(c: ReportCase, ctx: Context): string[] {
 }
 
 function caseOutcome(c: ReportCase, ctx: Context): Outcome {
-  const rules = `[${c.rules.join(', ')}]`;
+  const rules = `[${(c.failed_rules.length > 0 ? c.failed_rules : c.rules).join(', ')}]`;
   if (c.stale) {
     return {
       element: 'failure',
@@ -210,18 +212,14 @@ function failureSummary(c: ReportCase): string {
   const parts: string[] = [];
   const first = c.failures[0];
   if (first) parts.push(expectationLine(first, 120));
-  const inv = c.invariants.find((i) => i.status === 'fail');
-  if (!first && inv) parts.push(`invariant ${inv.id} (${inv.rules.join(', ')}): ${firstLine(inv.detail)}`);
-  if (!first && !inv && c.problems[0]) parts.push(firstLine(c.problems[0]));
-  if (!first && !inv && !c.problems[0] && c.reason) parts.push(firstLine(c.reason));
-  const others = c.failures.length + c.invariants.filter((i) => i.status === 'fail').length + c.problems.length - 1;
+  if (!first && c.problems[0]) parts.push(firstLine(c.problems[0]));
+  if (!first && !c.problems[0] && c.reason) parts.push(firstLine(c.reason));
+  const others = c.failures.length + c.problems.length - 1;
   return `${parts.join('') || 'failed'}${others > 0 ? ` (+${others} more)` : ''}`;
 }
 
 function failureType(c: ReportCase): string {
-  if (c.failures.length > 0) return 'expectation';
-  if (c.invariants.some((i) => i.status === 'fail')) return 'invariant';
-  return 'problem';
+  return c.failures.length > 0 ? 'expectation' : 'problem';
 }
 
 function propertyDetail(p: ReportProperty, ctx: Context): string[] {

@@ -3,6 +3,7 @@ import type { Report } from './report.ts';
 import { durationText, interruptedBy, LEVELS } from './format.ts';
 import { notExercisedText, profileText, skipNote } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
+import { ambientConsoleLines, ambientMarkdownSection } from './ambient-render.ts';
 
 const clip = (value: unknown, max = 300): string => {
   const text = value === undefined ? '(nothing)' : JSON.stringify(value);
@@ -29,12 +30,12 @@ export function caseSummaryLines(report: Report): string[] {
   }
   lines.push(...rootCauseLines(report));
   for (const c of report.cases.filter((x) => x.status === 'fail' || x.status === 'errored')) {
-    lines.push(`  ${c.status.toUpperCase()} ${c.id} [${c.rules.join(', ')}] ${c.source}`);
+    lines.push(`  ${c.status.toUpperCase()} ${c.id} [${(c.failed_rules.length > 0 ? c.failed_rules : c.rules).join(', ')}] ${c.source}`);
     if (c.reason) lines.push(`      ${c.reason}`);
     for (const f of c.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${actualText(f, 120)}`);
-    for (const i of c.invariants.filter((x) => x.status === 'fail')) lines.push(`      invariant ${i.id} (${i.rules.join(', ')}): ${i.detail ?? ''}`);
     for (const p of c.problems) lines.push(`      ${p}`);
   }
+  lines.push(...ambientConsoleLines(report));
   for (const id of report.stale) lines.push(`  STALE ${id}: listed as an expected failure but passes; remove it from the list`);
   return lines;
 }
@@ -210,13 +211,14 @@ export function renderMarkdown(report: Report): string {
   const broken = report.cases.filter((c) => c.status === 'fail' || c.status === 'errored' || c.stale);
   const problems = rootCauseSection(report);
   if (problems.length > 0) out.push('', ...problems);
+  const ambient = ambientMarkdownSection(report);
+  if (ambient.length > 0) out.push('', ...ambient);
   out.push('', '## Failures', '');
   if (broken.length === 0) out.push('None.');
   for (const c of broken) {
-    out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')} · ${c.level} · ${c.source}`, '', c.description, '');
+    out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')}${c.failed_rules.length > 0 ? ` · broken: ${c.failed_rules.join(', ')}` : ''} · ${c.level} · ${c.source}`, '', c.description, '');
     if (c.reason) out.push(`Reason: ${c.reason}`, '');
-    for (const f of c.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
-    for (const i of c.invariants.filter((x) => x.status === 'fail')) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
+    for (const f of c.failures) out.push(`- ${f.rule ? `[${f.rule}] ` : ''}\`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
     for (const p of c.problems) out.push(`- ${p}`);
     out.push('');
   }

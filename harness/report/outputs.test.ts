@@ -73,7 +73,8 @@ describe('junit.xml', () => {
     expect(junitSchemaProblems(root)).toEqual([]);
     expect(root.name).toBe('testsuites');
     const all = testcases(root);
-    expect(all.length).toBe(report.cases.length + (report.properties?.length ?? 0));
+    // One test per case, per property and per ambient check (judged once for the run).
+    expect(all.length).toBe(report.cases.length + (report.properties?.length ?? 0) + report.ambient_checks.length);
     expect(new Set(all.map((t) => `${t.attrs.classname}/${t.attrs.name}`)).size).toBe(all.length);
     const suites = elements(root).filter((e) => e.name === 'testsuite');
     for (const s of suites) {
@@ -85,8 +86,9 @@ describe('junit.xml', () => {
       expect(Number(s.attrs.skipped)).toBe(mine.filter((t) => elements(t).some((e) => e.name === 'skipped')).length);
     }
     const props = report.properties ?? [];
-    const failures = report.cases.filter((c) => c.status === 'fail' || c.stale).length + props.filter((p) => p.status === 'fail').length;
-    const skipped = report.cases.filter((c) => c.status === 'skipped' || c.status === 'xfail').length + props.filter((p) => p.status === 'skipped').length;
+    const ambient = report.ambient_checks;
+    const failures = report.cases.filter((c) => c.status === 'fail' || c.stale).length + props.filter((p) => p.status === 'fail').length + ambient.filter((a) => a.status === 'fail').length;
+    const skipped = report.cases.filter((c) => c.status === 'skipped' || c.status === 'xfail').length + props.filter((p) => p.status === 'skipped').length + ambient.filter((a) => a.status === 'skipped').length;
     expect(Number(root.attrs.failures)).toBe(failures);
     expect(suites.reduce((n, s) => n + Number(s.attrs.skipped), 0)).toBe(skipped);
     for (const t of all.filter((x) => elements(x).some((e) => e.name === 'skipped'))) expect(elements(t)[0]!.attrs.message).toBeTruthy();
@@ -286,11 +288,11 @@ describe('diff', () => {
     after.cases.push({ ...structuredClone(after.cases[0]!), id: 'a-new-case' });
     const d = diffReports(samples.defect, after);
     const reason = d.changed_reasons.find((c) => c.id === 'done-ends-cast-with-answer')!;
-    expect(reason.new_causes).toEqual(['expectation outcomes.first.result equals: values differ']);
+    expect(reason.new_causes).toEqual(['expectation outcomes.first.result equals 42: values differ']);
     expect(reason.gone_causes.length).toBeGreaterThan(0);
     expect(d.removed.map((c) => c.id)).toEqual(['loop3-done-first-of-three-calls']);
     expect(d.added.map((c) => c.id)).toEqual(['a-new-case']);
-    expect(renderDiffText(d)).toContain('+ expectation outcomes.first.result equals: values differ');
+    expect(renderDiffText(d)).toContain('+ expectation outcomes.first.result equals 42: values differ');
   });
 });
 

@@ -12,6 +12,7 @@ import type { CaseResult, CaseStatus, SuiteResult } from '../run/index.ts';
 import type { PropertyResult, PropertyStatus } from '../properties/index.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
 import { buildProfile, type Profile } from './profile.ts';
+import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck } from './ambient-checks.ts';
 
 export const REPORT_VERSION = 1;
 export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal', 3: 'The call', 4: 'The circle', 5: 'Composition', 6: 'The loom', 7: 'Production' };
@@ -32,6 +33,8 @@ export interface LevelVerdict extends Counts {
   applicable: number;
   /** Property results of this level, when properties ran. */
   properties?: Record<PropertyStatus, number>;
+  /** Ambient findings that break a rule of this level (each once, however many cases show it); any fails the level. */
+  ambient_findings?: number;
 }
 
 export interface RuleReport {
@@ -49,6 +52,8 @@ export interface RuleReport {
   properties?: string[];
   /** Properties that show it broken (through a check or an ambient invariant). */
   failed_by_properties?: string[];
+  /** Ambient checks with a finding that breaks it (harness/report/ambient-checks.ts). */
+  failed_by_ambient?: string[];
 }
 
 /** Where a run's time went, in ms: loading and checking before the first case, the cases (describe() included), the properties (0 when they did not run). */
@@ -76,6 +81,8 @@ export interface Report {
   chapters: ({ chapter: number; title: string; total: number } & Counts)[];
   /** Failing and errored cases grouped by cause, most cases first (harness/report/root-causes.ts). */
   root_causes: RootCause[];
+  /** The ambient invariants, each judged once over every case that ran, with its findings. */
+  ambient_checks: AmbientCheck[];
   cases: (Omit<CaseResult, 'position'> & { chapter: number; source: string })[];
   rules: RuleReport[];
   stale: string[];
@@ -116,7 +123,17 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
     verdict[level] = { status, applicable, ...counts, ...(properties && { properties: p }) };
   }
-  const rules = catalog.rules.map((r) => (properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases)));
+  const ambient = ambientChecks(suite.cases);
+  const levelOf = new Map(catalog.rules.map((r) => [r.id as string, r.level as Level]));
+  for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
+    const found = ambientFailuresAt(ambient, level, (rule) => levelOf.get(rule));
+    if (found === 0) continue;
+    // An ambient violation fails the level of the rule it breaks once, not once per case that shows it.
+    verdict[level].ambient_findings = found;
+    verdict[level].status = 'fail';
+  }
+  const brokenByAmbient = ambientBrokenRules(ambient);
+  const rules = catalog.rules.map((r) => withAmbient(properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases), brokenByAmbient));
   const chapters = Object.entries(CHAPTERS).map(([n, title]) => {
     const counts = zero();
     const mine = suite.cases.filter((c) => caseChapter(c) === Number(n));
@@ -133,10 +150,11 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     verdict,
     chapters,
     root_causes: rootCauses(suite.cases),
+    ambient_checks: ambient,
     cases: suite.cases.map(({ position, failures, ...c }) => ({
       ...c,
       // Only failed expectations are kept, without the bulky value of a passing check.
-      failures: failures.map(({ path, matcher, ok, expected, actual, why }) => ({ path, matcher, ok, expected, ...(actual !== undefined && { actual }), ...(why !== undefined && { why }) })),
+      failures: failures.map(({ path, matcher, ok, expected, actual, why, rule }) => ({ path, matcher, ok, expected, ...(actual !== undefined && { actual }), ...(why !== undefined && { why }), ...(rule !== undefined && { rule }) })),
       chapter: caseChapter(c as CaseResult),
       source: `${position.file}:${position.line}:${position.column}`,
     })),
@@ -170,6 +188,12 @@ function withProperties(rule: RuleReport, properties: PropertyResult[]): RuleRep
   else if (listing.length > 0) status = 'skipped';
   const worst = RANK.indexOf(status) < RANK.indexOf(rule.status) ? status : rule.status;
   return { ...rule, status: worst, properties: listing.map((p) => p.id), failed_by_properties: failedBy.map((p) => p.id) };
+}
+
+/** A rule an ambient finding breaks fails, whatever its cases say. */
+function withAmbient(rule: RuleReport, broken: Map<string, string[]>): RuleReport {
+  const checks = broken.get(rule.id);
+  return checks ? { ...rule, status: 'fail', failed_by_ambient: checks } : rule;
 }
 
 function rollUp(rule: Catalog['rules'][number], cases: CaseResult[]): RuleReport {

@@ -7,126 +7,10 @@ import { loadCaseText } from '../case-file/load.ts';
 import { buildReport, assertReportValid } from './report.ts';
 import { renderMarkdown, summaryLines } from './markdown.ts';
 import { normaliseText } from '../values/cause-text.ts';
-import { casesWithCauses, expectationShape, invariantCauses, rootCauses, type CaseFailures } from './root-causes.ts';
+import { expectationShape, invariantCauses, rootCauses, type CaseFailures } from './root-causes.ts';
+import { ambientChecks } from './ambient-checks.ts';
 import { runSuite, type SuiteResult } from '../run/run.ts';
 import { schemaCause } from '../judge/schema-rules.ts';
-
-// Five cases with different ids, action names, gates and turn counts; each passes on an untouched miniature.
-const gated = (id: string, action: string, steps: string) => `  - id: ${id}
-    rules: [LOOP-3]
-    level: MUST
-    description: ${id}
-    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 5 } } }
-    crystals:
-      parent: { script: [${steps}] }
-    act: [{ cast: { intent: go, as: ${action} } }]
-    expect: [{ path: outcomes.${action}.status, equals: terminated }]
-`;
-const DONE = '{ tool_calls: [{ gate: done, args: { answer: 1 } }] }';
-const ECHO = '{ tool_calls: [{ gate: echo, args: { text: a } }] }';
-const FILE = loadCaseText(`format_version: 1
-spec_version: 0.1.0-draft
-cases:
-${gated('one-turn', 'first', DONE)}${gated('two-turns', 'second', `${ECHO}, ${DONE}`)}${gated('three-turns', 'third', `${ECHO}, ${ECHO}, ${DONE}`)}${gated('echo-then-done', 'alpha', `${ECHO}, ${DONE}`)}${gated('done-at-once', 'beta', DONE)}`, 'root-causes-test.yaml');
-
-type Flaw = (turn: Turn) => void;
-
-/**
- * A miniature whose loom() answer carries structural flaws on every crystal turn, and whose turn ids carry
- * a prefix of their own, so no two cases name their turns alike.
- */
-class Flawed extends Miniature {
-  private static made = 0;
-  private readonly prefix = `m${++Flawed.made}x`;
-  constructor(private readonly flaws: Flaw[]) {
-    super();
-  }
-  override async loom(): Promise<Result<{ turns: Turn[] }>> {
-    const result = await super.loom();
-    if (!result.ok) return result;
-    const turns = structuredClone(result.value.turns);
-    for (const t of turns) {
-      t.id = `${this.prefix}${t.id}`;
-      if (t.parent_id !== null) t.parent_id = `${this.prefix}${t.parent_id}`;
-      if (t.role === 'crystal') for (const flaw of this.flaws) flaw(t);
-    }
-    return { ok: true, value: { turns } };
-  }
-}
-
-const noToolCallId: Flaw = (t) => t.gate_calls.forEach((g) => delete (g as Partial<typeof g>).tool_call_id);
-const noDuration: Flaw = (t) => delete (t.metadata as Partial<Turn['metadata']>).duration_ms;
-
-async function run(flawsFor: (caseId: string) => Flaw[]): Promise<SuiteResult> {
-  const ids = FILE.cases.map((c) => c.id);
-  let made = 0;
-  // describe() takes the first adapter; then one fresh adapter per case, in plan order.
-  return runSuite(FILE, () => {
-    const k = made++ - 1;
-    return new Flawed(k < 0 ? [] : flawsFor(ids[k]!));
-  });
-}
-
-describe('one structural difference across many cases is one problem', () => {
-  let suite: SuiteResult;
-  beforeAll(async () => {
-    suite = await run(() => [noToolCallId]);
-  });
-
-  it('every case fails the turn-schema invariant, each with its own turn ids and indices in the detail', () => {
-    expect(suite.cases.map((c) => c.status)).toEqual(['fail', 'fail', 'fail', 'fail', 'fail']);
-    const details = suite.cases.map((c) => c.invariants.find((i) => i.id === 'turn-schema')?.detail);
-    expect(details.every((d) => d?.includes('tool_call_id'))).toBe(true);
-    expect(new Set(details).size).toBeGreaterThan(1);
-  });
-
-  it('CIRCLE-4, CIRCLE-7: the report groups them as one root cause, attributed to the gate record rules', () => {
-    const report = buildReport(suite);
-    assertReportValid(report);
-    expect(report.root_causes).toHaveLength(1);
-    const [cause] = report.root_causes;
-    expect(cause).toMatchObject({
-      key: 'invariant turn-schema: turn:/gate_calls/*/tool_call_id [required]',
-      kind: 'invariant',
-      rules: ['CIRCLE-4', 'CIRCLE-7'],
-      section: '§4.3',
-      count: 5,
-      cases: FILE.cases.map((c) => c.id),
-    });
-    expect(cause!.example.case).toBe('one-turn');
-    expect(cause!.example.detail).toMatch(/^loom turn \[\d+\] \(.+\): \/gate_calls\/0\/tool_call_id: is required$/);
-  });
-
-  it('report.md leads with the problem count, then the per-case detail as before', () => {
-    const md = renderMarkdown(buildReport(suite));
-    expect(md).toContain('## Problems\n\n1 problem behind 5 failing or errored cases.');
-    expect(md).toContain('1. **Problem 1, seen in 5 cases** (CIRCLE-4, CIRCLE-7; §4.3): `invariant turn-schema: turn:/gate_calls/*/tool_call_id [required]`');
-    expect(md.indexOf('## Problems')).toBeLessThan(md.indexOf('## Failures'));
-    expect(md).toContain('### one-turn (fail)');
-  });
-
-  it('the console summary prints the top root causes before the failing cases', () => {
-    const lines = summaryLines(buildReport(suite));
-    const head = lines.findIndex((l) => l.startsWith('1 problem behind 5 failing or errored cases'));
-    expect(head).toBeGreaterThan(0);
-    expect(lines[head + 1]).toBe('  5 × [CIRCLE-4, CIRCLE-7; §4.3] invariant turn-schema: turn:/gate_calls/*/tool_call_id [required]');
-    expect(lines.findIndex((l) => l.startsWith('  FAIL one-turn'))).toBeGreaterThan(head);
-  });
-});
-
-describe('different problems stay apart', () => {
-  it('two flaws in different cases are two groups; a case with both is counted in each', async () => {
-    const suite = await run((id) => (id === 'one-turn' ? [noToolCallId, noDuration] : id === 'two-turns' || id === 'three-turns' ? [noToolCallId] : [noDuration]));
-    const report = buildReport(suite);
-    assertReportValid(report);
-    expect(report.root_causes.map((c) => [c.key, c.rules, c.cases])).toEqual([
-      ['invariant turn-schema: turn:/gate_calls/*/tool_call_id [required]', ['CIRCLE-4', 'CIRCLE-7'], ['one-turn', 'two-turns', 'three-turns']],
-      ['invariant turn-schema: turn:/metadata/duration_ms [required]', ['LOOM-9'], ['one-turn', 'echo-then-done', 'done-at-once']],
-    ]);
-    expect(casesWithCauses(report.root_causes)).toBe(5);
-    expect(renderMarkdown(report)).toContain('2 problems behind 5 failing or errored cases');
-  });
-});
 
 // ---------------------------------------------------------------------------------------------------------
 // The grouping on hand-made case results.
@@ -161,22 +45,14 @@ describe('rootCauses', () => {
     const structured = turnSchemaFailure(turn, 3, true);
     const fromDetail = turnSchemaFailure({ ...turn, id: 'other' }, 7, false);
     expect(invariantCauses(structured)).toEqual(invariantCauses(fromDetail));
-    const causes = rootCauses([failing('a', { invariants: [structured] }), failing('b', { invariants: [fromDetail] })]);
-    expect(causes).toHaveLength(1);
-    expect(causes[0]).toMatchObject({ count: 2, cases: ['a', 'b'], rules: ['CIRCLE-4', 'CIRCLE-7'] });
+    const checks = ambientChecks([{ ...failing('a', {}), invariants: [structured] }, { ...failing('b', {}), invariants: [fromDetail] }]);
+    expect(checks[0]!.findings).toHaveLength(1);
+    expect(checks[0]!.findings[0]).toMatchObject({ count: 2, cases: ['a', 'b'], rules: ['CIRCLE-4', 'CIRCLE-7'] });
   });
 
-  it('an invariant cause that is not a schema key keeps the invariant rules', () => {
-    const inv = (detail: string) => ({ id: 'ids-and-parents', rules: ['LOOM-2'], status: 'fail', detail });
-    const causes = rootCauses([
-      failing('a', { invariants: [inv('turn t-1 has parent t-0, which is not in the loom')] }),
-      failing('b', { invariants: [inv('turn 9f3c has parent null, which is not in the loom')] }),
-      failing('c', { invariants: [inv('turn id t-4 appears twice')] }),
-    ]);
-    expect(causes.map((c) => [c.key, c.count, c.rules])).toEqual([
-      ['invariant ids-and-parents: turn … has parent …, which is not in the loom', 2, ['LOOM-2']],
-      ['invariant ids-and-parents: turn id … appears twice', 1, ['LOOM-2']],
-    ]);
+  it('a failed ambient invariant is not a cause of the case it was seen in (it is judged once, in ambient_checks)', () => {
+    const inv = { id: 'ids-and-parents', rules: ['LOOM-2'], status: 'fail', detail: 'turn id t-4 appears twice' };
+    expect(rootCauses([failing('a', { invariants: [inv] })])).toEqual([]);
   });
 
   it('expectations group by path, matcher and the difference: the same wrong state in many cases is one problem', () => {
@@ -189,7 +65,7 @@ describe('rootCauses', () => {
     ]);
     expect(causes.map((c) => [c.key, c.cases, c.rules])).toEqual([
       ['expectation outcomes.first.status equals: "terminated" → "truncated"', ['a', 'b'], ['LOOP-3', 'LOOP-6']],
-      ['expectation loom.turns length: length is #', ['d'], ['LOOP-3']],
+      ['expectation loom.turns length 3: length is #', ['d'], ['LOOP-3']],
       ['expectation outcomes.first.status equals: "terminated" → "errored"', ['c'], ['LOOP-3']],
     ]);
     expect(causes[0]!.example).toEqual({ case: 'a', path: 'outcomes.first.status', matcher: 'equals', expected: { equals: 'terminated' }, actual: 'truncated', why: 'values differ' });
@@ -214,13 +90,45 @@ describe('rootCauses', () => {
   });
 
   it('most cases first, then by key', () => {
-    const inv = (id: string) => ({ id, rules: ['LOOP-1'], status: 'fail', detail: 'something' });
     const causes = rootCauses([
-      failing('a', { invariants: [inv('zeta')] }),
-      failing('b', { invariants: [inv('alpha')] }),
-      failing('c', { invariants: [inv('zeta')] }),
+      failing('a', { problems: ['zeta happened'] }),
+      failing('b', { problems: ['alpha happened'] }),
+      failing('c', { problems: ['zeta happened'] }),
     ]);
-    expect(causes.map((c) => c.key)).toEqual(['invariant zeta: something', 'invariant alpha: something']);
+    expect(causes.map((c) => c.key)).toEqual(['problem: zeta happened', 'problem: alpha happened']);
+  });
+
+  it('a failed expectation is blamed on its own rule, not every rule of the case', () => {
+    const status = { path: 'outcomes.first.status', matcher: 'equals', expected: { equals: 'terminated' }, actual: 'truncated', why: 'values differ', rule: 'LOOP-3' };
+    const causes = rootCauses([failing('a', { rules: ['LOOP-3', 'CIRCLE-8', 'LOOM-7'], failures: [status] })]);
+    expect(causes.map((c) => c.rules)).toEqual([['LOOP-3']]);
+  });
+});
+
+describe('root causes by cause', () => {
+  const nothing = (path: string, rule: string) => ({ path, matcher: 'equals', expected: { equals: 1 }, why: 'nothing at this path', rule });
+  const refused = "act: cantrip 'main' was not constructed (unsupported)";
+
+  it('a case whose construction was refused is one problem, not the "nothing at this path" symptoms of its expectations', () => {
+    const causes = rootCauses([
+      failing('a', { rules: ['COMP-1', 'COMP-2'], problems: [refused], failures: [nothing('outcomes.first.result', 'COMP-2'), nothing('requests.child', 'COMP-1'), nothing('loom.cast(first)', 'COMP-1')] }),
+      failing('b', { rules: ['LOOP-3'], problems: [refused], failures: [nothing('outcomes.first.status', 'LOOP-3')] }),
+    ]);
+    expect(causes.map((c) => [c.key, c.kind, c.cases])).toEqual([["problem: act: cantrip '…' was not constructed (…)", 'problem', ['a', 'b']]]);
+  });
+
+  it('an errored case shows only its error, whatever it recorded', () => {
+    const causes = rootCauses([{ ...failing('a', { failures: [nothing('outcomes.first.result', 'LOOP-3')] }), status: 'errored', reason: 'adapter threw: Boom' }]);
+    expect(causes.map((c) => c.kind)).toEqual(['errored']);
+  });
+
+  it('two different values asked for under one path are two causes, each with its own example', () => {
+    const wrong = (expected: unknown, actual: unknown) => ({ path: 'outcomes.first.result', matcher: 'equals', expected: { equals: expected }, actual, why: 'values differ', rule: 'CIRCLE-8' });
+    const causes = rootCauses([failing('a', { failures: [wrong(42, '42')] }), failing('b', { failures: [wrong({ x: 1 }, { x: 2 })] }), failing('c', { failures: [wrong(42, '42')] })]);
+    expect(causes.map((c) => [c.cases, c.example.case, c.example.expected])).toEqual([
+      [['a', 'c'], 'a', { equals: 42 }],
+      [['b'], 'b', { equals: { x: 1 } }],
+    ]);
   });
 });
 

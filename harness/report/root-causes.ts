@@ -1,9 +1,10 @@
 /**
  * Root causes: failures that share one cause are one problem. Every failing or errored case is broken
- * down into causes — one per failed expectation, per cause line of a failed ambient invariant, per
- * problem found while driving, or its error — each with the parts that vary from case to case (turn ids,
- * array indices, action and crystal names, numbers) taken out. Cases with the same cause key form one
- * group; the report lists the groups, most cases first (docs/reports.md, "Root causes").
+ * down into causes — one per failed expectation, per problem found while driving, or its error; a case
+ * that could not run shows only that — each with the parts that vary from case to case (turn ids, array
+ * indices, action and crystal names, numbers) taken out. Cases with the same cause key form one group;
+ * the report lists the groups, most cases first (docs/reports.md, "Root causes"). Ambient invariants
+ * are not a case's causes: they are judged once per run (harness/report/ambient-checks.ts).
  */
 import { RULE_IDS } from '../../spec/catalog.ts';
 import { normaliseText } from '../values/index.ts';
@@ -15,7 +16,7 @@ export interface CaseFailures {
   status: string;
   rules: string[];
   reason?: string;
-  failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string }[];
+  failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string; rule?: string }[];
   invariants: { id: string; rules: string[]; status: string; detail?: string; cause?: string }[];
   problems: string[];
 }
@@ -98,8 +99,12 @@ export function invariantCauses(inv: CaseFailures['invariants'][number]): string
   return [normaliseText(first, { label: true })];
 }
 
-/** For a schema cause line, the detail's header and the one problem line behind it. */
-function exampleDetail(detail: string | undefined, line: string): string {
+/**
+ * For a schema cause line, the detail's header and the one problem line behind it. When the detail
+ * does not show that problem (it quotes only the first failing record), the cause line itself: the
+ * example must be of this cause, never the text of another problem of the same check.
+ */
+export function exampleDetail(detail: string | undefined, line: string): string {
   const text = detail ?? '';
   const parsed = parseCauseKey(line);
   if (!parsed) return clipText(text);
@@ -108,25 +113,45 @@ function exampleDetail(detail: string | undefined, line: string): string {
     const [p] = problemsInText(l);
     return p !== undefined && normalisePointer(p.pointer) === parsed.pointer && p.keyword === parsed.keyword;
   });
-  return clipText(match ? `${lines[0]!.trim()} ${match.trim()}` : text);
+  return clipText(match ? `${lines[0]!.trim()} ${match.trim()}` : line);
 }
 
-/** Every cause one case shows, each once. */
-export function sightings(c: CaseFailures): Sighting[] {
+/** A driving problem that stopped the case's actions: what the case could not do, not a check of its own. */
+const STOPPED_ACT = /^act: /;
+
+/** What a case's expectation failure groups under: path, matcher, the value asked for, and the difference. */
+function expectationKey(f: CaseFailures['failures'][number]): string {
+  const shape = expectationShape(f);
+  const wanted = typeof f.expected === 'object' && f.expected !== null ? (f.expected as Record<string, unknown>)[f.matcher] : f.expected;
+  // Named states already show both sides; any other value asked for is part of the cause, so two
+  // different wrong values under one path are two problems, not one.
+  const asked = shape.includes('→') ? '' : ` ${clipText(JSON.stringify(wanted) ?? 'undefined', 120)}`;
+  return `expectation ${f.path} ${f.matcher}${asked}: ${shape}`;
+}
+
+/**
+ * Every cause one case shows, each once. A case that could not run (errored) or whose actions stopped
+ * (a construction refused, a turn reference that found nothing) shows that one cause: its expectations
+ * then read a record that was never made, and their "nothing at this path" failures are symptoms.
+ * Ambient invariants are judged once per run (harness/report/ambient-checks.ts), not as a case's
+ * causes; `withInvariants` counts them, for a property, which judges its own invariants.
+ */
+export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
   const out: Sighting[] = [];
   if (c.status === 'errored') {
     const reason = c.reason ?? '(no reason given)';
     out.push({ key: `errored: ${normaliseText(reason.split('\n')[0]!)}`, kind: 'errored', rules: c.rules, example: { case: c.id, detail: clipText(reason) } });
   }
-  for (const f of c.failures) {
+  const stopped = c.status === 'errored' || c.problems.some((p) => STOPPED_ACT.test(p));
+  for (const f of stopped ? [] : c.failures) {
     out.push({
-      key: `expectation ${f.path} ${f.matcher}: ${expectationShape(f)}`,
+      key: expectationKey(f),
       kind: 'expectation',
-      rules: c.rules,
+      rules: f.rule !== undefined ? [f.rule] : c.rules,
       example: { case: c.id, path: f.path, matcher: f.matcher, expected: f.expected, ...(f.actual !== undefined && { actual: f.actual }), ...(f.why !== undefined && { why: f.why }) },
     });
   }
-  for (const inv of c.invariants.filter((i) => i.status === 'fail')) {
+  for (const inv of withInvariants ? c.invariants.filter((i) => i.status === 'fail') : []) {
     for (const line of invariantCauses(inv)) {
       const parsed = parseCauseKey(line);
       const attributed = parsed ? rulesForProblem(parsed.schema, parsed) : undefined;
@@ -146,9 +171,12 @@ export function sightings(c: CaseFailures): Sighting[] {
 }
 
 const ORDER = new Map<string, number>(RULE_IDS.map((id, i) => [id, i]));
-const byCatalog = (a: string, b: string): number => (ORDER.get(a) ?? 1e9) - (ORDER.get(b) ?? 1e9) || a.localeCompare(b);
+export const byCatalog = (a: string, b: string): number => (ORDER.get(a) ?? 1e9) - (ORDER.get(b) ?? 1e9) || a.localeCompare(b);
 
-/** Groups the causes of every failing or errored case; most cases first, then by key. */
+/**
+ * Groups the causes of every failing or errored case; most cases first, then by key. Each group's
+ * example is one of its own cases' instances (the first).
+ */
 export function rootCauses(cases: readonly CaseFailures[]): RootCause[] {
   const groups = new Map<string, RootCause & { ruleSet: Set<string> }>();
   for (const c of cases) {

@@ -64,13 +64,21 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
     out.push('');
   }
 
+  const ambient = (report.ambient_checks ?? []).filter((c) => c.status === 'fail');
+  if (ambient.length > 0) {
+    const findings = ambient.flatMap((c) => c.findings.map((f) => ({ check: c.id, f })));
+    out.push(`### Ambient checks: ${plural(findings.length, 'finding')} (each counts once)`, '');
+    for (const { check, f } of findings.slice(0, maxProblems)) out.push(`- ${mdCode(check)} (${mdText([f.rules.join(', '), f.section ?? ''].filter(Boolean).join('; ') || 'no rule')}), ${plural(f.count, 'case')}: ${mdCode(f.key.length > 160 ? `${f.key.slice(0, 160)}…` : f.key)}`);
+    if (findings.length > maxProblems) out.push(`- …and ${plural(findings.length - maxProblems, 'more finding')}.`);
+    out.push('');
+  }
+
   const broken = report.cases.filter((c) => c.status === 'fail' || c.status === 'errored');
   if (broken.length > 0) {
     out.push(`### Failing cases (${broken.length})`, '', '| case | rules | status | first difference |', '| --- | --- | --- | --- |');
     for (const c of broken.slice(0, maxCases)) {
-      const inv = c.invariants.find((i) => i.status === 'fail');
-      const first = c.failures[0] ? expectationLine(c.failures[0], 80) : inv ? `invariant ${inv.id}: ${firstLine(inv.detail)}` : firstLine(c.problems[0] ?? c.reason);
-      out.push(`| ${cell(mdCode(c.id))} | ${mdText(c.rules.join(', '))} | ${c.status} | ${cell(mdCode(first.length > 160 ? `${first.slice(0, 160)}…` : first))} |`);
+      const first = c.failures[0] ? expectationLine(c.failures[0], 80) : firstLine(c.problems[0] ?? c.reason);
+      out.push(`| ${cell(mdCode(c.id))} | ${mdText((c.failed_rules.length > 0 ? c.failed_rules : c.rules).join(', '))} | ${c.status} | ${cell(mdCode(first.length > 160 ? `${first.slice(0, 160)}…` : first))} |`);
     }
     if (broken.length > maxCases) out.push('', `…and ${plural(broken.length - maxCases, 'more failing case')}.`);
     out.push('');

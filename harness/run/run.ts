@@ -51,7 +51,10 @@ export interface CaseResult {
   invariants: InvariantResult[];
   /** Failures found while driving (a script ran out, a turn reference found nothing). */
   problems: string[];
-  /** Rules this case shows broken: its own when an expectation failed, an invariant's when one did. */
+  /**
+   * Rules this case shows broken: the rule of each failed expectation (its `rule`, or the case's one
+   * rule), and the case's rules when a driving problem failed it. Ambient invariants are not counted here.
+   */
   failed_rules: string[];
   /** Listed as an expected failure but passed. */
   stale?: boolean;
@@ -264,13 +267,14 @@ async function runDrive(
     if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
     const premiseMissed = missedPremise(c, drive);
     if (premiseMissed !== undefined) return { result: base(c, 'errored', elapsed(), 'timing premise missed'), premiseMissed };
-    const checked = checkExpectations(c.expect, drive);
+    const checked = checkExpectations(c.expect, drive, c.rules);
     const failures = checked.filter((e) => !e.ok);
+    // Ambient invariants are recorded here but judged once over the whole run (harness/report/ambient-checks.ts):
+    // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).
     const invariants = checkInvariants(c, drive);
     const problems = drive.faults.map((f) => f.message);
-    const failedRules = new Set<string>(failures.length > 0 || problems.length > 0 ? c.rules : []);
-    for (const inv of invariants) if (inv.status === 'fail') inv.rules.forEach((r) => failedRules.add(r));
-    const status: CaseStatus = failedRules.size > 0 ? 'fail' : 'pass';
+    const failedRules = failedRulesOf(c, failures, problems);
+    const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
     return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
@@ -303,6 +307,18 @@ function base(c: LoadedCase, status: CaseStatus, duration: number, reason?: stri
     failed_rules: [],
     position: c.position,
   };
+}
+
+/**
+ * The rules a failing case shows broken: each failed expectation's own rule; the case's rules when an
+ * expectation names none (an untagged case file) or a driving problem failed the case, since such a
+ * problem (the loop went on after its outcome, a turn reference found nothing) is not tied to one check.
+ */
+export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], problems: readonly string[]): string[] {
+  const rules = new Set<string>();
+  for (const f of failures) for (const r of f.rule === undefined ? c.rules : [f.rule]) rules.add(r);
+  if (problems.length > 0) c.rules.forEach((r) => rules.add(r));
+  return c.rules.filter((r) => rules.has(r));
 }
 
 function applyExpectedFailure(result: CaseResult, expected: ReadonlySet<string> | undefined): void {
