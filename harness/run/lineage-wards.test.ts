@@ -25,6 +25,10 @@ const VERIFIER_CASES = [
   'verifier-child-runs-its-parents-verifiers',
   'verifier-refuses-a-call-made-from-code',
 ];
+// Issue 22: refusals apart, a child held to its parent's bound, an arguments schema in code.
+const REFUSALS_APART = 'verifier-refusals-apart-do-not-truncate';
+const CHILD_BOUND = 'verifier-child-inherits-the-rejection-limit';
+const SCHEMA_IN_CODE = 'verifier-arguments-schema-checks-calls-from-code';
 const CHILD_LIMIT_CASES = [
   'child-limits-disallowed-medium-refused-before-the-child-runs',
   'child-limits-denied-gate-refused-compliant-child-runs',
@@ -32,6 +36,11 @@ const CHILD_LIMIT_CASES = [
   'child-limits-turn-cap-over-the-ceiling-refused',
   'child-limits-batch-refuses-only-the-breaking-child',
 ];
+// Issue 22: a ceiling on a ward the child lacks, an allow list that admits.
+const CEILING_WITHOUT_WARD = 'child-limits-ceiling-on-a-ward-the-child-lacks-refused';
+const ALLOW_LIST_ADMITS = 'child-limits-allow-list-admits-a-child-with-allowed-gates';
+const ALL_VERIFIER_CASES = [...VERIFIER_CASES, REFUSALS_APART, CHILD_BOUND, SCHEMA_IN_CODE];
+const ALL_CHILD_LIMIT_CASES = [...CHILD_LIMIT_CASES, CEILING_WITHOUT_WARD, ALLOW_LIST_ADMITS];
 
 /**
  * The reference, reading LOOP-4's SHOULD the other way: after a truncated cast it asks its crystal once
@@ -59,12 +68,16 @@ const asksForASummary = (reference: AdapterFactory): AdapterFactory => async () 
 
 /** Each defect, the cases it must fail (and no others of the two families), and rules they must report. */
 const EXPECTED: Record<WardDefect, { cases: string[]; rules: string[]; witness: RegExp }> = {
-  // Every verifier case sees the refused gate run (the gate log has the call).
-  'verifier-runs-gate-anyway': { cases: VERIFIER_CASES, rules: ['CIRCLE-6'], witness: /^(gates\.|gate_log)/ },
+  // Every verifier case that watches the gates sees the refused gate run (the gate log has the call).
+  'verifier-runs-gate-anyway': { cases: [...VERIFIER_CASES, CHILD_BOUND, SCHEMA_IN_CODE], rules: ['CIRCLE-6'], witness: /^(gates\.|gate_log)/ },
   // The child's call reached the gate and was recorded as a success.
-  'children-skip-verifiers': { cases: ['verifier-child-runs-its-parents-verifiers'], rules: ['WARD-1'], witness: /^(gates\.|loom\.spawned)/ },
+  'children-skip-verifiers': { cases: ['verifier-child-runs-its-parents-verifiers', CHILD_BOUND], rules: ['WARD-1'], witness: /^(gates\.|loom\.spawned)/ },
   // The refusal reaches the parent, but too late: the child's crystal was queried and its turns recorded.
-  'child-limits-checked-after-the-child-ran': { cases: CHILD_LIMIT_CASES, rules: ['COMP-1', 'WARD-1'], witness: /^(requests\.child|loom\.spawned)/ },
+  'child-limits-checked-after-the-child-ran': { cases: [...CHILD_LIMIT_CASES, CEILING_WITHOUT_WARD], rules: ['COMP-1', 'WARD-1'], witness: /^(requests\.child|loom\.spawned)/ },
+  // The call that breaks the schema reaches the gate from code.
+  'code-skips-argument-schemas': { cases: [SCHEMA_IN_CODE], rules: ['CIRCLE-6'], witness: /^gates\.fetch/ },
+  // The child without a token budget runs under a ceiling on it.
+  'ceilings-only-on-wards-the-child-has': { cases: [CEILING_WITHOUT_WARD], rules: ['WARD-1'], witness: /^(requests\.child|loom\.spawned)/ },
 };
 
 describe('lineage wards: verifier and child-circle case families', () => {
@@ -77,17 +90,17 @@ describe('lineage wards: verifier and child-circle case families', () => {
 
   it('the families are in tests.yaml as listed here, each case requiring its feature', () => {
     const lineage = file.cases.filter((c) => (c.requires ?? []).some((f) => FEATURES.includes(f)));
-    expect(lineage.map((c) => c.id).sort()).toEqual([...VERIFIER_CASES, ...CHILD_LIMIT_CASES].sort());
+    expect(lineage.map((c) => c.id).sort()).toEqual([...ALL_VERIFIER_CASES, ...ALL_CHILD_LIMIT_CASES].sort());
   });
 
   it('the reference passes every case of both families', async () => {
     const suite = await runSuite(file, reference, { filter: FEATURES });
-    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual([...VERIFIER_CASES, ...CHILD_LIMIT_CASES].map((id) => [id, 'pass', [], []]));
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual([...ALL_VERIFIER_CASES, ...ALL_CHILD_LIMIT_CASES].map((id) => [id, 'pass', [], []]));
   });
 
   it('the conformant variant does not declare the features: every case is skipped with the reason', async () => {
     const suite = await runSuite(file, () => new Miniature(), { filter: FEATURES });
-    expect(suite.cases.length).toBe(VERIFIER_CASES.length + CHILD_LIMIT_CASES.length);
+    expect(suite.cases.length).toBe(ALL_VERIFIER_CASES.length + ALL_CHILD_LIMIT_CASES.length);
     for (const c of suite.cases) {
       expect(c.status, c.id).toBe('skipped');
       expect(c.reason, c.id).toMatch(/^feature not declared: .*(verifier-wards|child-circle-wards)/);
