@@ -49,6 +49,10 @@ export const FEATURES = [
   'child-circle-wards',
   // A slow event consumer slows the entity instead of letting events pile up (streaming with a bound).
   'bounded-events',
+  // With `folding`: a fold triggered by a count of turns (`folding.after_turns`), not only by window share (PROD-4 leaves the threshold to the implementation).
+  'folding-turn-trigger',
+  // The built-in done gate presented with an argument schema the setup declares (`{ name: 'done', parameters }`, CIRCLE-11).
+  'done-parameters',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -171,7 +175,8 @@ export const DEFAULT_FOLD_MARKER = '[Folded:';
 
 /** A gate as a case configures it. Built-in gates are the implementation's own; test gates call back to the harness. */
 export type GateSetup =
-  | { name: 'done' }
+  /** `parameters` (feature `done-parameters`): the JSON Schema done's arguments are presented with, unchanged. */
+  | { name: 'done'; parameters?: Record<string, unknown> }
   | { name: 'call_entity' | 'call_entity_batch'; crystal?: string; call?: CallSetup }
   /**
    * File gates confined to `root` (CIRCLE-10). With `overlay` (feature `overlay-file-gates`) the gate
@@ -288,7 +293,11 @@ export interface CantripSetup {
   require_done?: boolean;
   /** CRYSTAL-5: the tool choice every query of this cantrip's entities carries. Default `auto`. */
   tool_choice?: ToolChoice;
-  folding?: { threshold?: number; keep_recent_turns?: number };
+  /**
+   * `after_turns` (feature `folding-turn-trigger`): fold once the working context would hold more than
+   * that many unfolded crystal turns, whatever their size.
+   */
+  folding?: { threshold?: number; keep_recent_turns?: number; after_turns?: number };
   /** LOOM-11: expose the current thread to code as data. */
   expose_loom?: boolean;
   /**

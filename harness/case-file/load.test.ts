@@ -92,6 +92,38 @@ describe('loading tests.yaml', () => {
     expect(problemsOf(text)).toEqual([expect.objectContaining({ pointer: '/cases/0/act/1/fork/crystal', line: 16, column: 55 })]);
   });
 
+  describe('the vocabulary added for translated suites (issue 22)', () => {
+    it('folding.after_turns loads with folding-turn-trigger in requires, and without it is refused at the key', () => {
+      const withFold = CASE.replace('      call: {}\n', '      call: {}\n      folding: { after_turns: 3 }\n');
+      expect(loadCaseText(HEAD + withFold.replace('    description: d', '    requires: [folding, folding-turn-trigger]\n    description: d'), 'cases.yaml').cases[0]?.setup.folding).toEqual({ after_turns: 3 });
+      expect(problemsOf(HEAD + withFold)).toEqual([expect.objectContaining({ file: 'cases.yaml', pointer: '/cases/0/setup/folding/after_turns', line: 11, column: 31 })]);
+      expect(problemsOf(HEAD + withFold.replace('after_turns: 3', 'after_turns: 0'))[0]).toMatchObject({ pointer: '/cases/0/setup/folding/after_turns', line: 11 });
+    });
+
+    it('a test gate with delay_ms loads (a slow fixed gate); delay_ms on done or above 2000 is refused at its line', () => {
+      const slow = CASE.replace('gates: [done]', 'gates: [done, { name: lookup, behaves_as: fixed, result: 7, delay_ms: 300 }]');
+      const gate = loadCaseText(HEAD + slow, 'cases.yaml').cases[0]?.setup.circle?.gates[1];
+      expect(gate).toMatchObject({ behaves_as: 'fixed', result: 7, delay_ms: 300 });
+      expect(problemsOf(HEAD + slow.replace('delay_ms: 300', 'delay_ms: 5000'))[0]).toMatchObject({ pointer: '/cases/0/setup/circle/gates/1/delay_ms', line: 11, column: 109 });
+      expect(problemsOf(HEAD + CASE.replace('gates: [done]', 'gates: [{ name: done, delay_ms: 5 }]'))[0]).toMatchObject({ pointer: '/cases/0/setup/circle/gates/0/delay_ms', line: 11 });
+    });
+
+    it('a step that throws loads only in a case that names transports: [callback], and never beside a reply', () => {
+      const throwing = CASE.replace('{ script: [{ content: hi }] }', '{ script: [{ throws: "client crashed" }] }');
+      expect(loadCaseText(HEAD + throwing.replace('    description: d', '    transports: [callback]\n    description: d'), 'cases.yaml').cases[0]?.crystals?.parent?.script?.[0]).toEqual({ throws: 'client crashed' });
+      expect(problemsOf(HEAD + throwing)).toEqual([expect.objectContaining({ pointer: '/cases/0/crystals/parent/script/0/throws', line: 13, column: 36 })]);
+      const beside = problemsOf(HEAD + CASE.replace('{ content: hi }', '{ content: hi, throws: "x" }').replace('    description: d', '    transports: [callback]\n    description: d'));
+      expect(beside[0]).toMatchObject({ pointer: '/cases/0/crystals/parent/script/0', line: 14 });
+    });
+
+    it('done with declared parameters loads with done-parameters in requires, and without it is refused at the key', () => {
+      const declared = CASE.replace('gates: [done]', 'gates: [{ name: done, parameters: { type: object, properties: { answer: { type: integer } } } }]');
+      const withFeature = declared.replace('    description: d', '    requires: [done-parameters]\n    description: d');
+      expect(loadCaseText(HEAD + withFeature, 'cases.yaml').cases[0]?.setup.circle?.gates[0]).toMatchObject({ name: 'done', parameters: { type: 'object' } });
+      expect(problemsOf(HEAD + declared)).toEqual([expect.objectContaining({ pointer: '/cases/0/setup/circle/gates/0/parameters', line: 11, column: 73 })]);
+    });
+  });
+
   it('a format_version other than 1 is refused', () => {
     const problems = problemsOf(HEAD.replace('format_version: 1', 'format_version: 2') + CASE);
     expect(problems[0]?.pointer).toBe('/format_version');

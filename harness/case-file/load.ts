@@ -12,6 +12,7 @@ import { parsePath, PathError } from './path-syntax.ts';
 import { positionOf } from './positions.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
+import { checkAddedVocabulary } from './vocabulary-checks.ts';
 import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
 
 export interface LoadProblem {
@@ -163,6 +164,7 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkActions(c.act, `${at}/act`));
     problems.push(...checkLineageWards(c, at));
     problems.push(...checkOverlaysAndEvents(c, at));
+    problems.push(...checkAddedVocabulary(c, at));
     c.act.forEach((action, j) => {
       const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
       if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);
@@ -231,8 +233,9 @@ function checkActions(act: Action[], at: string): Problem[] {
   return problems;
 }
 
-/** Whether the case scripts a real time: a timeout ward or a held crystal reply. */
+/** Whether the case scripts a real time: a timeout ward, a held crystal reply or a slow test gate. */
 function scriptsTime(c: Case): boolean {
   const steps = Object.values(c.crystals ?? {}).flatMap((crystal) => [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()]);
-  return c.setup.circle?.wards?.timeout_ms !== undefined || steps.some((step) => step.delay_ms !== undefined);
+  const gateWaits = (c.setup.circle?.gates ?? []).some((g) => typeof g === 'object' && g.delay_ms !== undefined);
+  return c.setup.circle?.wards?.timeout_ms !== undefined || gateWaits || steps.some((step) => step.delay_ms !== undefined);
 }

@@ -27,8 +27,10 @@ export interface CaseGateObject {
   error_message?: string;
   /** fixed only: what it returns. */
   result?: unknown;
-  /** Test gates: the argument schema presented to the crystal instead of the kind's own. */
+  /** Test gates: the argument schema presented to the crystal instead of the kind's own; done (feature done-parameters): its declared argument schema. */
   parameters?: Record<string, unknown>;
+  /** Test gates: real ms the gate waits before answering as its kind (at most 2000). */
+  delay_ms?: number;
   ephemeral?: boolean;
 }
 export type CaseGate = string | CaseGateObject;
@@ -48,7 +50,8 @@ export interface CaseSetup {
   require_done?: boolean;
   /** CRYSTAL-5: the tool choice the cantrip's queries carry. */
   tool_choice?: 'auto' | 'required' | 'none';
-  folding?: { threshold?: number; keep_recent_turns?: number };
+  /** `after_turns` needs feature folding-turn-trigger: a fold triggered by a count of unfolded turns. */
+  folding?: { threshold?: number; keep_recent_turns?: number; after_turns?: number };
   expose_loom?: boolean;
   /** Files written to a fresh directory for this case; file gates' roots are relative to it. */
   files?: Record<string, string>;
@@ -90,6 +93,8 @@ export interface ScriptStep {
   /** Hold the reply until this many queries to the crystal are in flight at once (bounded). */
   await_concurrent?: number;
   raw?: boolean;
+  /** Callback transport only: the query throws (host.queryCrystal rejects) with this message instead of answering. */
+  throws?: string;
 }
 
 export interface CaseCrystal {

@@ -34,6 +34,8 @@ export interface QueryRecord {
   after_outcome?: string;
   /** How the reply travels over a wire transport (the step's `provider`), when the step says. */
   provider?: ProviderStep;
+  /** Set when the step `throws`: `host.queryCrystal` rejects with this message (the reply records it as a failure). */
+  thrown?: string;
 }
 
 /** Problems that make a case fail (or error) however the implementation reacts to the reply. */
@@ -93,7 +95,10 @@ export class MockCrystals {
 
   /** Answers one query (the body of `host.queryCrystal`). */
   async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
-    return structuredClone((await this.record(crystal, request)).reply);
+    const entry = await this.record(crystal, request);
+    // A step that throws: the query rejects, as a client that crashed would, instead of answering.
+    if (entry.thrown !== undefined) throw new Error(entry.thrown);
+    return structuredClone(entry.reply);
   }
 
   /** Answers one query that came over a wire transport, with how the reply is to travel (the crystal server's `answer`). */
@@ -173,6 +178,10 @@ export class MockCrystals {
       } finally {
         ended();
       }
+    }
+    if (step.throws !== undefined) {
+      entry.thrown = step.throws;
+      return { ok: false, error: { message: step.throws } };
     }
     if (step.provider !== undefined) entry.provider = step.provider;
     // A provider-level status is a failed query on every transport (over callback, without the HTTP body).

@@ -64,7 +64,8 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
         if (gate.name === 'write' || gate.name === 'delete') return { name: gate.name, root: at, overlay: true };
         return { name: gate.name, root: at, ...(gate.overlay === true && { overlay: true }) };
       }
-      return { name: 'done' };
+      // Feature done-parameters: done presented with the argument schema the case declares.
+      return { name: 'done', ...(gate.parameters !== undefined && { parameters: structuredClone(gate.parameters) }) };
     });
     setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };
     if (s.circle.verifiers !== undefined) setup.circle.verifiers = structuredClone(s.circle.verifiers);

@@ -1,5 +1,5 @@
 /**
- * The harness-owned test gates (echo, fail, delay, counter). Implementations register them from the
+ * The harness-owned test gates (echo, fail, delay, counter, fixed; any of them slowed by `delay_ms`). Implementations register them from the
  * tool definitions below and forward each call to `host.callGate`; every call is logged with its
  * timing so cases can check order and blocking (CIRCLE-3, CIRCLE-7, COMP-2, COMP-3).
  */
@@ -69,6 +69,9 @@ export class TestGates {
   async call(gate: string, args: unknown, context: { entity_id: string; tool_call_id: string }): Promise<GateReply> {
     const entry: GateCallLog = { index: this.log.length, gate, entity_id: context.entity_id, tool_call_id: context.tool_call_id, args: jsonCopy(args), started_ms: this.now() };
     this.log.push(entry);
+    // A slow gate (`delay_ms`): waits, then answers as its kind (bounded like the delay gate).
+    const slow = this.gates.get(gate)?.delay_ms;
+    if (slow !== undefined) await this.wait(Math.min(slow, MAX_GATE_DELAY_MS));
     const reply = await this.behave(gate, args);
     entry.reply = reply;
     entry.ended_ms = this.now();

@@ -1,6 +1,7 @@
 /**
  * Plans a run: keeps the cases a filter selects and decides, from what the implementation declares,
- * which must be skipped and why (a missing feature, a sandbox that speaks another language).
+ * which must be skipped and why (a missing feature, a sandbox that speaks another language), and which
+ * wire-only cases a callback run drives over a wire transport the implementation declares.
  */
 import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { OPTIONAL_WARDS } from '../../schemas/adapter.ts';
@@ -10,6 +11,21 @@ export interface PlannedCase {
   case: LoadedCase;
   /** Set when the case is skipped. */
   skip?: string;
+  /**
+   * Set when the case runs over another crystal transport than the run's: a case about a wire format
+   * (its `transports` leave out `callback`) in a callback run, over a wire transport the implementation
+   * declares ({@link wireTransportFor}).
+   */
+  transport?: CrystalTransport;
+}
+
+/**
+ * The wire transport a callback run drives a wire-only case over: the first the case names that the
+ * implementation declares in `describe().crystal_transports`. So an implementation that offers provider
+ * code is judged on it by default, without `--crystal-transport`; undefined when it declares none of them.
+ */
+export function wireTransportFor(c: LoadedCase, declared: readonly CrystalTransport[]): CrystalTransport | undefined {
+  return c.transports?.find((t) => t !== 'callback' && declared.includes(t));
 }
 
 /**
@@ -53,7 +69,14 @@ export function planCases(cases: readonly LoadedCase[], description: Description
   return cases
     .filter((c) => selects(c, terms))
     .map((c) => {
-      if (c.transports !== undefined && !c.transports.includes(transport)) return { case: c, skip: `the case is about the ${c.transports.join(' or ')} transport, not ${transport}` };
+      let over: CrystalTransport | undefined;
+      if (c.transports !== undefined && !c.transports.includes(transport)) {
+        over = transport === 'callback' ? wireTransportFor(c, transports) : undefined;
+        if (over === undefined) {
+          const why = transport === 'callback' ? 'and the implementation declares none of them (describe().crystal_transports)' : `not ${transport}`;
+          return { case: c, skip: `the case is about the ${c.transports.join(' or ')} transport, ${why}` };
+        }
+      }
       const missing = (c.requires ?? []).filter((f) => !features.has(f));
       if (choosesEntityIds(c) && !features.has('caller-entity-id')) missing.push('caller-entity-id');
       // A restart needs a durable loom, whether or not the case lists the feature.
@@ -67,6 +90,6 @@ export function planCases(cases: readonly LoadedCase[], description: Description
       if (languages.size > 0 && (spoken === undefined || !languages.has(spoken))) {
         return { case: c, skip: `sandbox language: the case scripts ${[...languages].join(', ')}, the implementation's sandbox speaks ${spoken ?? 'nothing'}` };
       }
-      return { case: c };
+      return { case: c, ...(over !== undefined && { transport: over }) };
     });
 }

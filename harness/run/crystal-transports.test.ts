@@ -32,12 +32,36 @@ describe('crystal transports: the reference over the providers\' wire formats', 
       expect(differing.map((c) => ({ id: c.id, wire: c.status, reason: c.reason, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }))).toEqual([]);
       const broken = wire.cases.filter((c) => c.status === 'fail' || c.status === 'errored').map((c) => c.id);
       expect(broken).toEqual([]);
-      const wireOnly = wire.cases.filter((c) => c.status === 'pass' && byId.get(c.id) === 'skipped');
+      const aboutTheWire = new Set(file.cases.filter((c) => c.transports !== undefined && !c.transports.includes('callback')).map((c) => c.id));
+      const wireOnly = wire.cases.filter((c) => c.status === 'pass' && aboutTheWire.has(c.id));
       expect(wireOnly.length).toBeGreaterThanOrEqual(4);
       // The wire-format invariant looked at real requests in the cases that ran.
       expect(wire.cases.some((c) => c.invariants.some((i) => i.id === 'wire-format' && i.status === 'pass'))).toBe(true);
     }, 180_000);
   }
+
+  it('a callback run judges the wire-only cases over a wire transport the implementation declares, and skips them when it declares none (issue 22.16)', async () => {
+    const aboutTheWire = file.cases.filter((c) => c.transports !== undefined && !c.transports.includes('callback'));
+    expect(aboutTheWire.length).toBeGreaterThanOrEqual(4);
+    const ids = aboutTheWire.map((c) => c.id);
+    // The reference declares every transport: each such case ran, over the first wire transport it names, and passed.
+    const ran = callback.cases.filter((c) => ids.includes(c.id));
+    expect(ran.map((c) => ({ id: c.id, status: c.status, over: c.crystal_transport }))).toEqual(aboutTheWire.map((c) => ({ id: c.id, status: 'pass', over: c.transports![0] })));
+    expect(ran.every((c) => c.invariants.some((i) => i.id === 'wire-format' && i.status === 'pass'))).toBe(true);
+    // An implementation that offers only a gemini client is judged over gemini on the cases that name it, and the rest are skipped with the reason.
+    const geminiOnly = () => {
+      const adapter = createReferenceAdapter();
+      const describe = adapter.describe.bind(adapter);
+      adapter.describe = async () => ({ ...(await describe()), crystal_transports: ['callback', 'gemini'] });
+      return adapter;
+    };
+    const suite = await runSuite(file, geminiOnly, { filter: ids, jobs: JOBS });
+    for (const c of aboutTheWire) {
+      const result = suite.cases.find((r) => r.id === c.id)!;
+      if (c.transports!.includes('gemini')) expect({ id: c.id, status: result.status, over: result.crystal_transport }).toEqual({ id: c.id, status: 'pass', over: 'gemini' });
+      else expect({ id: c.id, status: result.status, reason: result.reason }).toEqual({ id: c.id, status: 'skipped', reason: expect.stringContaining('declares none of them') });
+    }
+  }, 180_000);
 
   it('a transport the implementation does not declare skips every case with the reason', async () => {
     const callbackOnly = () => {

@@ -37,6 +37,13 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'duplicate-ids-checked-side-by-side': { cases: ['crystal4-duplicate-ids-apart-in-one-reply'], rules: ['CRYSTAL-4'] },
   'fork-onto-other-crystal-starts-fresh': { cases: ['loom4-fork-onto-another-crystal-carries-the-path'], rules: ['LOOM-4'] },
   'turns-under-a-stray-entity': { cases: ['entity1-every-entity-in-the-loom-came-from-a-cast-or-an-invocation'], rules: ['ENTITY-1'] },
+  'thinking-taken-as-a-reply': { cases: ['crystal3-thinking-alone-is-not-a-response'], rules: ['CRYSTAL-3'] },
+  'overflow-trims-history': { cases: ['crystal2-overflow-after-history-is-a-structured-error'], rules: ['CRYSTAL-2'] },
+  'forcing-reminder-outlives-the-query': { cases: ['crystal1-simulated-forcing-leaves-no-trace-on-the-next-cast'], rules: ['CRYSTAL-1'] },
+  'fork-restates-the-first-intent': { cases: ['loom4-fork-without-intent-from-a-later-cast-carries-that-cast'], rules: ['LOOM-4'] },
+  'fork-drops-the-require-done-nudge': { cases: ['loop1-fork-after-a-text-turn-under-require-done-alternates'], rules: ['LOOP-1'] },
+  'child-context-dropped': { cases: ['comp-context-data-reaches-the-child'], rules: ['COMP-4'] },
+  'child-throw-read-as-no-answer': { cases: ['comp8-child-that-throws-returns-an-error-to-the-parent'], rules: ['COMP-8'] },
 };
 
 /** Optional lineage features (issue 14) the variant does not declare: their cases are skipped on it with the reason. */

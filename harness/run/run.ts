@@ -44,6 +44,8 @@ export interface CaseResult {
   timed_out?: boolean;
   /** Runs of the case when a run missed its timing premise (harness/run/timing-premise.ts); the result is the last run's. */
   attempts?: number;
+  /** Set when the case ran over another crystal transport than the run's: a wire-only case in a callback run (harness/plan). */
+  crystal_transport?: CrystalTransport;
   /** Failed expectations, with path, expected and actual. */
   failures: ExpectationResult[];
   /** How many expectations were checked. */
@@ -178,8 +180,10 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
   const start = (index: number, waits: boolean): void => {
     if (waits) waitingRuns++;
     else computingRuns = true;
-    const run: Promise<void> = runCase(plan[index]!.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal, transport).then((result) => {
-      finished[index] = result;
+    // A wire-only case in a callback run goes over a wire transport the implementation declares (issue 22.16).
+    const over = plan[index]!.transport;
+    const run: Promise<void> = runCase(plan[index]!.case, factory, description, options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, options.signal, over ?? transport).then((result) => {
+      finished[index] = over === undefined ? result : { ...result, crystal_transport: over };
       ran.add(index);
       running.delete(run);
       if (waits) waitingRuns--;

@@ -24,13 +24,14 @@ export const PREMISE_ATTEMPTS = 3;
 export const PREMISE_TIME_FACTOR = 4;
 
 /**
- * The case with every real time it scripts multiplied by `factor`: the circle's ward `timeout_ms`, the case's own `timeout_ms` (or `defaultTimeoutMs` when it has none), and each
- * crystal step's `delay_ms`. Times keep their proportions, so a hold that outlasted the ward still does.
+ * The case with every real time it scripts multiplied by `factor`: the circle's ward `timeout_ms`, the case's own `timeout_ms` (or `defaultTimeoutMs` when it has none), each
+ * crystal step's `delay_ms` and each slow test gate's `delay_ms`. Times keep their proportions, so a hold that outlasted the ward still does.
  */
 export function withTimesScaled(c: LoadedCase, factor: number, defaultTimeoutMs: number): LoadedCase {
   const wards = c.setup.circle?.wards;
   const circle = c.setup.circle && {
     ...c.setup.circle,
+    gates: c.setup.circle.gates.map((g) => (typeof g === 'object' && g.delay_ms !== undefined ? { ...g, delay_ms: g.delay_ms * factor } : g)),
     ...(wards && { wards: { ...wards, ...(wards.timeout_ms !== undefined && { timeout_ms: wards.timeout_ms * factor }) } }),
   };
   const steps = (list: ScriptStep[]): ScriptStep[] => list.map((step) => (step.delay_ms === undefined ? step : { ...step, delay_ms: step.delay_ms * factor }));

@@ -133,7 +133,7 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
           const desc = await described();
           const [planned] = planCases([c], desc, [], transport);
           if (planned?.skip) context.skip(planned.skip);
-          const result = await runCase(c, options.adapter, desc, options.timeout ?? DEFAULT_CASE_TIMEOUT_MS, context.signal, transport);
+          const result = await runCase(c, options.adapter, desc, options.timeout ?? DEFAULT_CASE_TIMEOUT_MS, context.signal, planned?.transport ?? transport);
           judgeCase(result, expected.has(c.id), context);
         }, limit + TEST_MARGIN_MS);
       }

@@ -64,6 +64,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
           folding: {
             ...(setup.folding.threshold === undefined ? {} : { threshold: setup.folding.threshold }),
             ...(setup.folding.keep_recent_turns === undefined ? {} : { keepRecentTurns: setup.folding.keep_recent_turns }),
+            ...(setup.folding.after_turns === undefined ? {} : { afterTurns: setup.folding.after_turns }),
           },
         }
       : {}),
@@ -95,7 +96,7 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripS
       { ephemeral: setup.ephemeral ?? false },
     );
   }
-  if (setup.name === 'done') return doneGate();
+  if (setup.name === 'done') return doneGate('parameters' in setup ? setup.parameters : undefined);
   if (setup.name === 'read' || setup.name === 'list_dir' || setup.name === 'write' || setup.name === 'delete') {
     const { root, overlay } = setup as { root: string; overlay?: boolean };
     // CIRCLE-10: the overlay, like the root, is bound here, before any entity exists.

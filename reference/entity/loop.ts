@@ -237,12 +237,14 @@ function actContext(entity: Entity, turnId: string, cast: CastControl, spawn: Ch
  * PROD-4, §6.8: when the last query used more than the threshold of the crystal's window, every turn
  * but the most recent few is replaced in the working context by a marked summary, and a `fold` turn
  * records it. The loom keeps every turn as it was (LOOM-5); the call and the tools are untouched
- * (LOOM-6, CALL-5) because they are not part of what is folded.
+ * (LOOM-6, CALL-5) because they are not part of what is folded. With `afterTurns` a fold also starts
+ * once more than that many turns are shown unfolded (PROD-4: a documented threshold of our choosing).
  */
 async function foldIfNeeded(entity: Entity, folding: FoldingOptions, usage: Usage): Promise<void> {
-  if (!shouldFold(usage, entity.cantrip.crystal.contextWindow, folding.threshold)) return;
-  const keep = folding.keepRecentTurns ?? DEFAULT_KEEP_RECENT_TURNS;
   const shown = entity.context.unfoldedTurns();
+  const byTurns = folding.afterTurns !== undefined && shown.length > folding.afterTurns;
+  if (!byTurns && !shouldFold(usage, entity.cantrip.crystal.contextWindow, folding.threshold)) return;
+  const keep = folding.keepRecentTurns ?? DEFAULT_KEEP_RECENT_TURNS;
   if (shown.length <= keep) return;
   const thread = entity.cantrip.loom.pathTo(entity.lastTurn);
   const upTo = shown[shown.length - keep - 1]!;

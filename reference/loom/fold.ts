@@ -12,6 +12,12 @@ export interface FoldingOptions {
   threshold?: number;
   /** Turns kept verbatim after a fold. Default 2. */
   keepRecentTurns?: number;
+  /**
+   * A second trigger (feature `folding-turn-trigger`): fold once more than this many crystal turns are
+   * shown unfolded, whatever their size. PROD-4 leaves the threshold to the implementation, provided it
+   * is documented; this one is documented here.
+   */
+  afterTurns?: number;
   /** Writes the summary of the folded turns; a deterministic digest by default ({@link digestTurns}). */
   summarize?: (turns: readonly Turn[]) => string | Promise<string>;
 }
