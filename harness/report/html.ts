@@ -11,7 +11,7 @@
  */
 import { loadCatalog, type Catalog } from '../../spec/catalog.ts';
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
-import { notExercisedText, profileText, skipNote } from './profile.ts';
+import { notExercisedText, profileText, skipReasons } from './profile.ts';
 import { ambientHtmlSection } from './ambient-render.ts';
 import {
   actualText,
@@ -190,7 +190,7 @@ function verdict(ctx: Ctx): string {
   const rows = LEVELS.map((level) => {
     const v = r.verdict[level];
     const p = v.properties;
-    const why = skipNote(r.profile.skipped[level]).replace(/^\d+ skipped: /, '');
+    const why = skipReasons(r.profile.skipped[level]);
     return `<tr><th scope="row">${level}</th><td>${badge(v.status)}</td><td class="num">${v.applicable}</td><td class="num">${v.pass}</td><td class="num">${v.fail}</td><td class="num">${v.errored}</td><td class="num">${v.xfail}</td><td class="num">${v.skipped}</td>${withProps ? `<td>${p ? html(`${p.pass} pass, ${p.fail} fail, ${p.errored} errored, ${p.skipped} skipped`) : ''}</td>` : ''}<td>${why ? html(why) : '<span class="muted">—</span>'}</td></tr>`;
   });
   const stale = r.stale.length > 0 ? `<p><strong>Stale expected failures</strong> (listed, but they pass; remove them from the list): ${r.stale.map((id) => caseLink(ctx, id)).join(', ')}</p>` : '';

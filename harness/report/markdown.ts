@@ -1,7 +1,7 @@
 /** report.md and the console summary: the same facts as report.json, for people. */
 import type { Report } from './report.ts';
 import { durationText, interruptedBy, LEVELS } from './format.ts';
-import { notExercisedText, profileText, skipNote } from './profile.ts';
+import { notExercisedText, profileText, skipNote, skipReasons } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
 import { ambientConsoleLines, ambientMarkdownSection } from './ambient-render.ts';
 
@@ -201,7 +201,7 @@ export function renderMarkdown(report: Report): string {
   out.push('## Verdict', '', '| level | verdict | applicable | pass | fail | errored | xfail | skipped | skipped because |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const level of LEVELS) {
     const v = report.verdict[level];
-    out.push(`| ${level} | **${v.status}** | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} | ${skipNote(report.profile.skipped[level]).replace(/^\d+ skipped: /, '') || '—'} |`);
+    out.push(`| ${level} | **${v.status}** | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} | ${skipReasons(report.profile.skipped[level]) || '—'} |`);
   }
   const signal = interruptedBy(report);
   if (signal) out.push('', `**Interrupted** (${signal}): the report is partial; the cases and properties that did not finish are errored, and the verdict says incomplete, not fail.`);

@@ -62,7 +62,7 @@ describe('a report of an implementation that declares no feature', () => {
     const lines = verdictLines(report);
     const skips = report.profile.skipped.MUST;
     const transport = skips.transport > 0 ? `, ${skips.transport} about another crystal transport` : '';
-    expect(lines).toContain(`MUST   PASS        (${v.pass}/${v.applicable} applicable pass; ${v.skipped} skipped: ${skips.undeclared} for undeclared features${transport})`);
+    expect(lines).toContain(`MUST   PASS        (${v.pass}/${v.applicable} applicable pass; ${v.skipped} cases skipped: ${skips.undeclared} for undeclared features${transport})`);
     const profile = lines.find((l) => l.startsWith('profile: '));
     expect(profile).toMatch(/^profile: core \(no feature declared; not declared: .*composition.*\); \d+ of 67 rules not exercised/);
     expect(profile).toContain(`${report.profile.rules_not_exercised.length} of 67 rules not exercised`);

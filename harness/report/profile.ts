@@ -112,7 +112,13 @@ export function skipNote(s: LevelSkips): string {
     s.transport > 0 ? `${s.transport} about another crystal transport` : '',
     s.other > 0 ? `${s.other} for other reasons` : '',
   ].filter(Boolean);
-  return `${total} skipped: ${parts.join(', ')}`;
+  const counted = [s.cases > 0 ? `${s.cases} ${s.cases === 1 ? 'case' : 'cases'}` : '', s.properties > 0 ? `${s.properties} ${s.properties === 1 ? 'property' : 'properties'}` : ''].filter(Boolean).join(' and ');
+  return `${counted} skipped: ${parts.join(', ')}`;
+}
+
+/** Why things were skipped at a level, without the count: `98 for undeclared features, …`; empty when nothing was. */
+export function skipReasons(s: LevelSkips): string {
+  return skipNote(s).replace(/^[^:]*: /, '');
 }
 
 /** How the profile is named to a person: `core (no feature declared)`, `partial (4 features declared; missing: fork, …)`, `full (15 features declared)`. */

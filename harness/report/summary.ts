@@ -5,7 +5,7 @@
  * it.
  */
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
-import { notExercisedText, profileText, skipNote } from './profile.ts';
+import { notExercisedText, profileText, skipReasons } from './profile.ts';
 import { durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
 
 /** The file names the CLI writes next to report.json. */
@@ -44,7 +44,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
   for (const level of LEVELS) {
     const v = report.verdict[level];
     const p = v.properties;
-    const why = skipNote(profile.skipped[level]).replace(/^\d+ skipped: /, '') || '—';
+    const why = skipReasons(profile.skipped[level]) || '—';
     out.push(`| ${level} | ${verdictMark(v.status)} | ${v.applicable} | ${v.pass} | ${v.fail} | ${v.errored} | ${v.xfail} | ${v.skipped} |${withProps ? ` ${p && p.pass + p.fail + p.errored + p.skipped > 0 ? `${p.pass} pass, ${p.fail} fail${p.errored ? `, ${p.errored} errored` : ''}${p.skipped ? `, ${p.skipped} skipped` : ''}` : '—'} |` : ''} ${why} |`);
   }
   out.push('');
