@@ -16,7 +16,7 @@ import type { CaseFile } from '../case-file/types.ts';
 
 vi.mock('../../reference/circle/verifiers.ts', async (real) => (await import('../../fixtures/lineage/edge-defects.ts')).verifiersWithDefect(await real()));
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/edge-defects.ts')).wardsWithDefect(await real()));
-vi.mock('../../reference/composition/child-limits.ts', async (real) => (await import('../../fixtures/lineage/edge-defects.ts')).childLimitsWithDefect(await real()));
+vi.mock('../../reference/composition/admit-child.ts', async (real) => (await import('../../fixtures/lineage/edge-defects.ts')).childLimitsWithDefect(await real()));
 vi.mock('../../reference/circle/file-gates.ts', async (real) => (await import('../../fixtures/lineage/edge-defects.ts')).fileGatesWithDefect(await real()));
 vi.mock('../../reference/entity/entity.ts', async (real) => (await import('../../fixtures/lineage/edge-defects.ts')).entitiesWithDefect(await real()));
 
