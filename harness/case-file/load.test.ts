@@ -124,6 +124,29 @@ describe('loading tests.yaml', () => {
     });
   });
 
+  it('each expectation of the shipped tests.yaml names the rule it checks, one of its case\'s rules', () => {
+    const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+    for (const c of file.cases.filter((x) => x.rules.length > 1)) for (const e of c.expect) expect(c.rules, c.id).toContain(e.rule);
+  });
+
+  it('in a case with several rules, an expectation without rule: is refused at its line and column', () => {
+    const text = HEAD + CASE.replace('rules: [LOOP-3]', 'rules: [LOOP-3, CIRCLE-8]');
+    expect(problemsOf(text)).toEqual([expect.objectContaining({ file: 'cases.yaml', pointer: '/cases/0/expect/0', line: 17, column: 9 })]);
+    // Tagged, it loads; in a one-rule case the untagged expectation checks that rule.
+    const tagged = loadCaseText(text.replace('equals: terminated }', 'equals: terminated, rule: CIRCLE-8 }'), 'cases.yaml');
+    expect(tagged.cases[0]!.expect[0]!.rule).toBe('CIRCLE-8');
+  });
+
+  it('a rule: that is not one of the case\'s rules is refused at that key', () => {
+    const problems = problemsOf(HEAD + CASE.replace('equals: terminated }', 'equals: terminated, rule: LOOP-4 }'));
+    expect(problems).toEqual([expect.objectContaining({ pointer: '/cases/0/expect/0/rule', line: 17 })]);
+  });
+
+  it('rule: does not stand in for a matcher', () => {
+    const problems = problemsOf(HEAD + CASE.replace('equals: terminated }', 'rule: LOOP-3 }'));
+    expect(problems.length).toBeGreaterThan(0);
+  });
+
   it('a format_version other than 1 is refused', () => {
     const problems = problemsOf(HEAD.replace('format_version: 1', 'format_version: 2') + CASE);
     expect(problems[0]?.pointer).toBe('/format_version');

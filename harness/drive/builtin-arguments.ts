@@ -42,7 +42,11 @@ function translateDone(args: unknown, schema: Schema | undefined, declared: stri
   if (!isObject(args) || !Object.hasOwn(args, 'answer')) return { ok: true, args };
   const target = declared ?? answerArgument(schema);
   if (target === undefined) {
-    return { ok: false, reason: 'cannot tell which argument of the done tool carries the answer (it has several and none is the only required one); declare describe().builtins.done.argument' };
+    // Two different situations, each said as it is: a done that declares it takes no argument, and one with several.
+    const reason = Object.keys(propertiesOf(schema)).length === 0
+      ? 'the done tool declares that it takes no argument, so the scripted answer has nowhere to go (CIRCLE-8 gives done an answer argument); declare describe().builtins.done.argument if it takes one anyway'
+      : 'cannot tell which argument of the done tool carries the answer (it has several and none is the only required one); declare describe().builtins.done.argument';
+    return { ok: false, reason };
   }
   const { answer, ...rest } = args;
   return { ok: true, args: { ...rest, [target]: answer } };
@@ -54,6 +58,8 @@ function answerArgument(schema: Schema | undefined): string | undefined {
   const names = Object.keys(propertiesOf(schema));
   if (names.includes('answer')) return 'answer';
   if (names.length === 1) return names[0];
+  // A schema naming no argument says nothing about them unless it shuts every other out: keep the scripted name.
+  if (names.length === 0) return (schema as Record<string, unknown>).additionalProperties === false ? undefined : 'answer';
   const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
   return required.length === 1 ? required[0] : undefined;
 }

@@ -43,6 +43,14 @@ export interface CrystalFault {
   /** `skip`: the implementation offers no way to express a scripted step (a built-in option it does not take). */
   kind: 'fail' | 'error' | 'skip';
   message: string;
+  /** The rule the fault shows broken, when the fault itself says which (a query after done: LOOP-3). */
+  rule?: string;
+}
+
+/** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */
+function followsDone(request: CrystalRequest): boolean {
+  const last = [...(request.messages ?? [])].reverse().find((m) => m.role === 'assistant');
+  return (last?.tool_calls ?? []).some((t) => t.gate === 'done');
 }
 
 /** First user message text of a request, used to route `by_intent` scripts. */
@@ -116,7 +124,7 @@ export class MockCrystals {
     if (decided !== undefined) {
       // One query after the outcome is a summary (LOOP-4); a second means the loop did not stop.
       if (this.watch.takeAfterOutcome(crystal, intent) > 1) {
-        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`);
+        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`, followsDone(request) ? 'LOOP-3' : undefined);
         return entry;
       }
       entry.reply = { ok: true, response: jsonCopy(AFTER_OUTCOME_REPLY) as CrystalResponse };
@@ -167,6 +175,8 @@ export class MockCrystals {
     }
     const step = this.nextStep(crystal, request);
     if (!step) {
+      // Queried after a reply that called done: the script ran out because the loop went on (LOOP-3).
+      if (followsDone(request)) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, 'LOOP-3');
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
     }
     if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, AWAIT_CONCURRENT_MS);
@@ -249,8 +259,8 @@ export class MockCrystals {
     return `tc${this.nextToolCallId++}`;
   }
 
-  private fault(kind: CrystalFault['kind'], message: string): CrystalReply {
-    this.faults.push({ kind, message });
+  private fault(kind: CrystalFault['kind'], message: string, rule?: string): CrystalReply {
+    this.faults.push({ kind, message, ...(rule !== undefined && { rule }) });
     return { ok: false, error: { code: 'crystal_error', message } };
   }
 }

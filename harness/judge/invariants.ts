@@ -251,8 +251,9 @@ const intentFirst: Check = (c, d) => {
 /**
  * CIRCLE-4, CIRCLE-7: in every request, each gate call of an assistant message is answered by a tool
  * message carrying its id before the next assistant message (§4.3 links a result to its call by
- * `tool_call_id`), calls a `done` let the loop skip (LOOP-3) included: the entity sees what became of
- * every call it made. Holds for every crystal, children's too.
+ * `tool_call_id`): the entity sees what every call it made returned. Calls after a `done` in the same
+ * message are left out: LOOP-3 lets the loop skip them, and a skipped call returned nothing. Holds for
+ * every crystal, children's too.
  */
 const resultsLinked: Check = (_c, d) => {
   let checked = 0;
@@ -262,7 +263,9 @@ const resultsLinked: Check = (_c, d) => {
     for (const [k, m] of messages.entries()) {
       if (m.role === 'assistant') {
         if (open.length > 0) return fail(`request #${i} to '${q.crystal}': gate call ${open.join(', ')} has no result before the assistant message at [${k}]`);
-        open = (m.tool_calls ?? []).map((t) => t.id);
+        const calls = m.tool_calls ?? [];
+        const done = calls.findIndex((t) => t.gate === 'done');
+        open = (done >= 0 ? calls.slice(0, done + 1) : calls).map((t) => t.id);
         checked += open.length;
       } else if (m.role === 'tool' && typeof m.tool_call_id === 'string') {
         open = open.filter((id) => id !== m.tool_call_id);

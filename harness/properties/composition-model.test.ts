@@ -6,6 +6,7 @@ import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { planComposition } from './composition-model.ts';
 import { compositionArbitrary, type ChildScenario, type CompositionScenario } from './composition-scenario.ts';
 import { caseFileYaml } from './reproducer.ts';
+import { namedRules } from './evaluate.ts';
 
 const kid = (over: Partial<ChildScenario>): ChildScenario => ({ ending: { kind: 'done', answer: 1 }, work: 0, gates: null, lacking: false, max_turns: null, delay_ms: 0, ...over });
 const scenario = (over: Partial<CompositionScenario>): CompositionScenario => ({ batch: true, children: [kid({})], counter: true, before: false, max_turns: 3, answer: 'top', ...over });
@@ -62,7 +63,7 @@ describe('composition reproducers are tests.yaml text', () => {
     fc.assert(
       fc.property(compositionArbitrary(), fc.constantFrom(...COMPOSITION_PROPERTIES), (s, property) => {
         const p = planComposition(s);
-        const checks = property.expectations(p).checks;
+        const checks = namedRules(property, property.expectations(p).checks, property.rules);
         fc.pre(checks.length > 0);
         const c = buildCompositionCase(p, { id: `property-${property.id}`, rules: property.rules, description: property.title }, checks);
         const { position: _a, ...want } = c;

@@ -113,3 +113,13 @@ export class ScenarioRunner<P = Plan> {
     return pending;
   }
 }
+
+/**
+ * Checks written as a case with several rules name the rule of each expectation, as tests.yaml requires
+ * (docs/INTERPRETING.md, "Which rule an expectation checks"): the first of the rules the check speaks
+ * for that the case lists (its tag, or every rule of an untagged property's check).
+ */
+export function namedRules<P>(property: PropertyDefinition<P>, checks: Expectation[], rules: readonly string[]): Expectation[] {
+  if (rules.length < 2) return checks;
+  return checks.map((c) => ({ ...c, rule: (rulesOf(c) ?? property.rules).find((r) => rules.includes(r)) ?? rules[0]! }));
+}

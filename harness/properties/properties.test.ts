@@ -38,7 +38,6 @@ const BREAKS: Record<string, string[]> = {
   'child-inherits-parent-history': ['COMP-4'],
   'batch-results-in-completion-order': ['COMP-3'],
   'child-gets-every-parent-gate': ['COMP-1'],
-  'skipped-calls-left-unanswered': ['CIRCLE-4', 'CIRCLE-7'],
   'child-data-before-intent': ['INTENT-2', 'COMP-4'],
   'forcing-not-simulated': ['CRYSTAL-5'],
   'child-escapes-token-budget': ['WARD-1'],

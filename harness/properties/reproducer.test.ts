@@ -6,13 +6,14 @@ import { PROPERTIES } from './definitions.ts';
 import { plan } from './model.ts';
 import { caseFileYaml, caseYaml } from './reproducer.ts';
 import { scenarioArbitrary } from './scenario.ts';
+import { namedRules } from './evaluate.ts';
 
 describe('reproducers are tests.yaml text', () => {
   it('every generated case, written out, loads with the harness loader as the same case (all properties)', () => {
     fc.assert(
       fc.property(scenarioArbitrary({ fork: true }), fc.constantFrom(...PROPERTIES), (scenario, property) => {
         const p = plan(scenario);
-        const checks = property.expectations(p).checks;
+        const checks = namedRules(property, property.expectations(p).checks, property.rules);
         fc.pre(checks.length > 0);
         const c = buildCase(p, { id: `property-${property.id}`, rules: property.rules, description: property.title }, checks);
         const loaded = loadCaseText(caseFileYaml([c]), 'repro.yaml');

@@ -20,7 +20,7 @@ import { compositionSteps, planComposition, type CompositionPlan } from './compo
 import { probeComposition } from './composition-probe.ts';
 import { compositionArbitrary, type CompositionScenario } from './composition-scenario.ts';
 import { PROPERTIES, type PropertyDefinition } from './definitions.ts';
-import { checksFor, ScenarioRunner, type CaseBuilder, type Evaluation } from './evaluate.ts';
+import { checksFor, namedRules, ScenarioRunner, type CaseBuilder, type Evaluation } from './evaluate.ts';
 import { plan, type Plan } from './model.ts';
 import { caseYaml } from './reproducer.ts';
 import { scenarioArbitrary, type Scenario } from './scenario.ts';
@@ -330,7 +330,7 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   // The printed case checks, and names, only the rules its failed checks speak for.
   const shown = evaluation.rules.length > 0 ? evaluation.rules : property.rules;
   const header = { id: `property-${property.id}`, rules: shown, description: `shrunk counterexample of property ${property.id} (seed ${seed}): ${property.title}` };
-  const reproducer = family.build(p, header, checksFor(property, property.expectations(p).checks, shown));
+  const reproducer = family.build(p, header, namedRules(property, checksFor(property, property.expectations(p).checks, shown), shown));
   // The predicate can fail for a reason the re-run no longer shows (a flaky implementation): say so.
   const flaky = evaluation.status === 'pass' || evaluation.status === 'inconclusive';
   const status: PropertyStatus = evaluation.status === 'fail' ? 'fail' : 'errored';
@@ -363,3 +363,4 @@ function interruptedResult<P>(p: PropertyDefinition<P>, seed: number, runs: numb
 function base<P>(p: PropertyDefinition<P>, status: PropertyStatus, seed: number, runs: number, duration: number, reason?: string): PropertyResult {
   return { id: p.id, rules: p.rules, level: p.level, title: p.title, status, runs, seed, duration_ms: duration, ...(reason !== undefined && { reason }), failed_rules: [] };
 }
+

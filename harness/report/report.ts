@@ -204,7 +204,8 @@ function rollUp(rule: Catalog['rules'][number], cases: CaseResult[]): RuleReport
   if (failedBy.some((c) => c.status === 'fail')) status = 'fail';
   else if (listing.some((c) => c.status === 'errored')) status = 'errored';
   else if (failedBy.some((c) => c.status === 'xfail') || listing.some((c) => c.status === 'xfail')) status = 'xfail';
-  else if (listing.some((c) => c.status === 'pass') || touching.some((c) => c.status === 'pass')) status = 'pass';
+  // A case that failed on another of its rules still checked this one and saw it hold.
+  else if (listing.some((c) => c.status === 'pass' || (c.status === 'fail' && !c.failed_rules.includes(rule.id))) || touching.some((c) => c.status === 'pass')) status = 'pass';
   else if (listing.length > 0) status = 'skipped';
   else status = 'untested';
   return {

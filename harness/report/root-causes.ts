@@ -15,6 +15,8 @@ export interface CaseFailures {
   id: string;
   status: string;
   rules: string[];
+  /** The rules the case shows broken, when known: a driving problem is blamed on these. */
+  failed_rules?: string[];
   reason?: string;
   failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string; rule?: string }[];
   invariants: { id: string; rules: string[]; status: string; detail?: string; cause?: string }[];
@@ -116,9 +118,6 @@ export function exampleDetail(detail: string | undefined, line: string): string 
   return clipText(match ? `${lines[0]!.trim()} ${match.trim()}` : line);
 }
 
-/** A driving problem that stopped the case's actions: what the case could not do, not a check of its own. */
-const STOPPED_ACT = /^act: /;
-
 /** What a case's expectation failure groups under: path, matcher, the value asked for, and the difference. */
 function expectationKey(f: CaseFailures['failures'][number]): string {
   const shape = expectationShape(f);
@@ -130,9 +129,10 @@ function expectationKey(f: CaseFailures['failures'][number]): string {
 }
 
 /**
- * Every cause one case shows, each once. A case that could not run (errored) or whose actions stopped
- * (a construction refused, a turn reference that found nothing) shows that one cause: its expectations
- * then read a record that was never made, and their "nothing at this path" failures are symptoms.
+ * Every cause one case shows, each once. A case that could not run (errored) or whose run left its
+ * script (a driving problem: a construction refused, a turn reference that found nothing, the crystal
+ * asked past its script) shows that cause: its expectations then read a run that is not the case's,
+ * and their failures ("nothing at this path" and the like) are symptoms.
  * Ambient invariants are judged once per run (harness/report/ambient-checks.ts), not as a case's
  * causes; `withInvariants` counts them, for a property, which judges its own invariants.
  */
@@ -142,7 +142,9 @@ export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
     const reason = c.reason ?? '(no reason given)';
     out.push({ key: `errored: ${normaliseText(reason.split('\n')[0]!)}`, kind: 'errored', rules: c.rules, example: { case: c.id, detail: clipText(reason) } });
   }
-  const stopped = c.status === 'errored' || c.problems.some((p) => STOPPED_ACT.test(p));
+  // A driving problem means the run left its script (its actions stopped, or the crystal was asked
+  // past its script): the expectations then read a run that is not the case's, so they are symptoms.
+  const stopped = c.status === 'errored' || c.problems.length > 0;
   for (const f of stopped ? [] : c.failures) {
     out.push({
       key: expectationKey(f),
@@ -165,7 +167,8 @@ export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
       });
     }
   }
-  for (const p of c.problems) out.push({ key: `problem: ${normaliseText(p.split('\n')[0]!)}`, kind: 'problem', rules: c.rules, example: { case: c.id, detail: clipText(p) } });
+  const problemRules = c.failed_rules && c.failed_rules.length > 0 ? c.failed_rules : c.rules;
+  for (const p of c.problems) out.push({ key: `problem: ${normaliseText(p.split('\n')[0]!)}`, kind: 'problem', rules: problemRules, example: { case: c.id, detail: clipText(p) } });
   const seen = new Set<string>();
   return out.filter((s) => !seen.has(s.key) && seen.add(s.key));
 }

@@ -103,8 +103,10 @@ describe('2. sequence numbering: across casts or per cast (spec 6.1)', () => {
       }
     }
     const result = await runCase(c(), () => new Renumbered(), await variant().describe());
-    expect(result.invariants.find((i) => i.id === 'alternation')?.status).toBe('fail');
-    expect(result.failed_rules).toContain('LOOP-1');
+    const alternation = result.invariants.find((i) => i.id === 'alternation');
+    expect(alternation?.status).toBe('fail');
+    // Judged once per run as an ambient check, under LOOP-1 (harness/report/ambient-checks.ts).
+    expect(alternation?.rules).toContain('LOOP-1');
   });
 });
 
@@ -157,6 +159,14 @@ describe('6. built-in gate arguments are learned, not assumed', () => {
     expect(translateBuiltinCall('done', { answer: 42 }, tool('done', { type: 'object', properties: { result: {} }, required: ['result'] }), undefined)).toEqual({ ok: true, args: { result: 42 } });
     expect(translateBuiltinCall('done', { answer: 42 }, tool('done', { type: 'object', properties: { answer: {}, note: {} } }), undefined)).toEqual({ ok: true, args: { answer: 42 } });
     expect(translateBuiltinCall('done', { answer: 1 }, tool('done', { type: 'object', properties: { a: {}, b: {} } }), undefined).ok).toBe(false);
+  });
+
+  it('a done schema naming no argument keeps the scripted one; a done that shuts out every argument is not said to have several', () => {
+    expect(translateBuiltinCall('done', { answer: 7 }, tool('done', { type: 'object' }), undefined)).toEqual({ ok: true, args: { answer: 7 } });
+    const closed = translateBuiltinCall('done', { answer: 7 }, tool('done', { type: 'object', properties: {}, additionalProperties: false }), undefined);
+    expect(closed.ok).toBe(false);
+    // It names the rule that gives done its answer argument.
+    expect(!closed.ok && closed.reason.includes('CIRCLE-8')).toBe(true);
   });
 
   it('call_entity options go where the tool or the declaration puts them, and a missing option makes the case inexpressible', () => {

@@ -69,6 +69,25 @@ describe('running cases in isolation', () => {
     expect(result).toMatchObject({ status: 'pass', expectations: 1, failures: [] });
   });
 
+  it('a failing case reports only the rules of the expectations that failed, not every rule of the case', async () => {
+    const twoRules = loadCaseText(FILE.replace(
+      "    rules: [LOOP-3]\n    level: MUST\n    description: done ends the cast",
+      "    rules: [LOOP-3, CIRCLE-8]\n    level: MUST\n    description: done ends the cast",
+    ).replace(
+      '    expect: [{ path: outcomes.first.result, equals: 1 }]',
+      '    expect: [{ path: outcomes.first.result, equals: 2, rule: CIRCLE-8 }, { path: outcomes.first.status, equals: terminated, rule: LOOP-3 }]',
+    ), 'attribution.yaml').cases[0]!;
+    const result = await runCase(twoRules, () => new Miniature(), await new Miniature().describe());
+    expect(result.status).toBe('fail');
+    expect(result.rules).toEqual(['LOOP-3', 'CIRCLE-8']);
+    expect(result.failed_rules).toEqual(['CIRCLE-8']);
+    expect(result.failures.map((f) => [f.path, f.rule])).toEqual([['outcomes.first.result', 'CIRCLE-8']]);
+    const report = buildReport({ ...(await runSuite(loadCaseText(FILE, 'x.yaml'), () => new Miniature(), { filter: ['answers'] })), cases: [result] });
+    expect(report.root_causes.map((c) => c.rules)).toEqual([['CIRCLE-8']]);
+    expect(report.rules.find((r) => r.id === 'LOOP-3')).toMatchObject({ status: 'pass', failed_by: [] });
+    expect(report.rules.find((r) => r.id === 'CIRCLE-8')).toMatchObject({ status: 'fail', failed_by: ['answers'] });
+  });
+
   it('an exhausted script fails the case with a message naming the crystal and the request index', async () => {
     const description = await new Miniature().describe();
     const result = await runCase(byId('runs-out-of-script'), () => new Miniature(), description);

@@ -277,7 +277,7 @@ async function runDrive(
     // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).
     const invariants = checkInvariants(c, drive);
     const problems = drive.faults.map((f) => f.message);
-    const failedRules = failedRulesOf(c, failures, problems);
+    const failedRules = failedRulesOf(c, failures, drive.faults);
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
     return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] } };
   } catch (error) {
@@ -314,14 +314,18 @@ function base(c: LoadedCase, status: CaseStatus, duration: number, reason?: stri
 }
 
 /**
- * The rules a failing case shows broken: each failed expectation's own rule; the case's rules when an
- * expectation names none (an untagged case file) or a driving problem failed the case, since such a
- * problem (the loop went on after its outcome, a turn reference found nothing) is not tied to one check.
+ * The rules a failing case shows broken. A driving problem that names its rule (the crystal was queried
+ * after done: LOOP-3) is the case's failure: the run left its script there, and what the expectations
+ * then read is its symptom, so they add no rule. Otherwise each failed expectation's own rule (the
+ * case's rules for an expectation that names none, in an untagged case file); a problem tied to no rule
+ * and no failed expectation (a turn reference found nothing) fails the case under the case's rules.
  */
-export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], problems: readonly string[]): string[] {
+export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], faults: readonly { rule?: string }[]): string[] {
+  const named = faults.flatMap((f) => (f.rule === undefined ? [] : [f.rule]));
+  if (named.length > 0) return [...new Set(named)];
   const rules = new Set<string>();
   for (const f of failures) for (const r of f.rule === undefined ? c.rules : [f.rule]) rules.add(r);
-  if (problems.length > 0) c.rules.forEach((r) => rules.add(r));
+  if (failures.length === 0 && faults.length > 0) c.rules.forEach((r) => rules.add(r));
   return c.rules.filter((r) => rules.has(r));
 }
 
