@@ -100,7 +100,10 @@ describe('one structural difference across many cases is one problem', () => {
   it('report.md leads with the problem count, then the per-case detail as before', () => {
     const md = renderMarkdown(buildReport(suite));
     expect(md).toContain('## Problems\n\n1 problem behind 5 failing or errored cases.');
-    expect(md).toContain('1. **Problem 1, seen in 5 cases** (CIRCLE-4, CIRCLE-7; §4.3): `invariant turn-schema: turn:/gate_calls/*/tool_call_id [required]`');
+    // People see the first case's own words, not the grouping key (whose `*` stands for any index).
+    const cause = buildReport(suite).root_causes[0]!;
+    expect(md).toContain(`1. **Problem 1, seen in 5 cases** (CIRCLE-4, CIRCLE-7; §4.3): \`invariant turn-schema: ${cause.example.detail!.split('\n')[0]}\``);
+    expect(md).not.toContain(cause.key);
     expect(md.indexOf('## Problems')).toBeLessThan(md.indexOf('## Failures'));
     expect(md).toContain('### one-turn (fail)');
   });
@@ -109,7 +112,8 @@ describe('one structural difference across many cases is one problem', () => {
     const lines = summaryLines(buildReport(suite));
     const head = lines.findIndex((l) => l.startsWith('1 problem behind 5 failing or errored cases'));
     expect(head).toBeGreaterThan(0);
-    expect(lines[head + 1]).toBe('  5 × [CIRCLE-4, CIRCLE-7; §4.3] invariant turn-schema: turn:/gate_calls/*/tool_call_id [required]');
+    const cause = buildReport(suite).root_causes[0]!;
+    expect(lines[head + 1]).toBe(`  5 × [CIRCLE-4, CIRCLE-7; §4.3] invariant turn-schema: ${cause.example.detail!.split('\n')[0]}`);
     expect(lines.findIndex((l) => l.startsWith('  FAIL one-turn'))).toBeGreaterThan(head);
   });
 });
