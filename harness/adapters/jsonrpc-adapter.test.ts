@@ -112,13 +112,16 @@ describe('a broken implementation gives errored cases with a clear reason, and t
 });
 
 describe('handshake', () => {
-  it('a peer speaking another protocol version: every case errored, naming both versions', async () => {
-    const results = await runPeer(['ok', 'ok'], ['--protocol', String(PROTOCOL_VERSION + 1)]);
-    expect(results.ok).toHaveLength(2);
-    for (const c of results.ok ?? []) {
-      expect(c.status).toBe('errored');
-      expect(c.reason).toContain(`speaks adapter protocol version ${PROTOCOL_VERSION + 1}; this harness speaks ${PROTOCOL_VERSION}`);
-    }
+  it('a peer speaking another protocol version is stopped at the handshake, naming both versions; the CLI exits 2 before any case', async () => {
+    const other = PROTOCOL_VERSION + 4;
+    await expect(runPeer(['ok', 'ok'], ['--protocol', String(other)])).rejects.toThrow(new RegExp(`\\b${other}\\b[^]*\\b${PROTOCOL_VERSION}\\b`));
+    const out: string[] = [];
+    const err: string[] = [];
+    const spec = `cmd:${process.execPath} '${BROKEN}' --protocol ${other}`;
+    const code = await main(['run', '--adapter', spec, '--no-out'], { out: (l) => out.push(l), err: (l) => err.push(l), cwd: PACKAGE_ROOT });
+    expect(code).toBe(2);
+    expect(out).toEqual([]);
+    expect(err.join('\n')).toMatch(new RegExp(`\\b${other}\\b[^]*\\b${PROTOCOL_VERSION}\\b`));
   }, 120_000);
 
   it('the CLI refuses to start (exit 2) when the command does not exist, saying so', async () => {

@@ -156,14 +156,27 @@ export async function openSession(channel: Channel, ms: number): Promise<Descrip
   channel.process.clearStderrTail();
   channel.handshaking = true;
   try {
-    return (await Promise.race([channel.connection.request('describe', { protocol_version: PROTOCOL_VERSION }), limit])) as Description;
+    const description = (await Promise.race([channel.connection.request('describe', { protocol_version: PROTOCOL_VERSION }), limit])) as Description;
+    // A version the kit does not speak makes every request after this one meaningless: stop here, once,
+    // rather than let each case error on it.
+    if (description.protocol_version !== PROTOCOL_VERSION) throw new ProtocolError(versionMismatch(channel, `speaks adapter protocol version ${description.protocol_version}`));
+    return description;
   } catch (error) {
     await channel.stop();
+    if (error instanceof RemoteError && error.code === PROTOCOL_VERSION_NOT_SPOKEN) throw withStderr(new ProtocolError(versionMismatch(channel, `does not speak adapter protocol version ${PROTOCOL_VERSION} (it answered describe with error ${error.code}: ${error.message})`)), channel);
     throw withStderr(error, channel);
   } finally {
     channel.handshaking = false;
     clearTimeout(timer);
   }
+}
+
+/** The JSON-RPC error an implementation answers `describe` with when it does not speak the harness's protocol version. */
+const PROTOCOL_VERSION_NOT_SPOKEN = -32001;
+
+/** The handshake's verdict on a version mismatch: both versions, and where the protocol is described. */
+function versionMismatch(channel: Channel, what: string): string {
+  return `the implementation (${channel.process.label}) ${what}; this kit speaks adapter protocol version ${PROTOCOL_VERSION} only (docs/adapter-protocol.md), so no case can run`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type SuiteResult } from '../run/run.ts';
+import { buildReport, caseSummaryLines } from '../report/index.ts';
 import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
 import { GIVE_UP_AFTER, unanswered, UnansweredStreak } from './unanswered.ts';
@@ -26,16 +27,22 @@ const NOT_RUN = `not run: the adapter left ${GIVE_UP_AFTER} cases in a row unans
 
 describe('an implementation that answers every request late', () => {
   it('PROD-1: the handshake waits out its start-up bound; each case errors on the silence naming the request; after 3 the rest are not waited for', async () => {
-    const suite = await runLatePeer(['ok', 'ok', 'ok', 'ok', 'ok'], { silenceMs: 300 });
+    const suite = await runLatePeer(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'], { silenceMs: 300 });
     const [first, second, third, ...rest] = suite.cases;
     for (const c of [first, second, third]) {
       expect(c?.status).toBe('errored');
       // 'construct', not 'describe': the handshake, answered as late, was not held to the silence bound.
       expect(c?.reason).toContain("the implementation sent nothing for 300 ms while 'construct'");
     }
-    expect(rest.map((c) => c.status)).toEqual(['errored', 'errored']);
+    expect(rest.map((c) => c.status)).toEqual(['errored', 'errored', 'errored', 'errored']);
     for (const c of rest) expect(c.reason).toContain(NOT_RUN);
     expect(suite.stopped).toContain('stopped waiting on it');
+    // The summary shows the cause the rest share once, then one line counting the other cases.
+    const lines = caseSummaryLines(buildReport(suite));
+    // Once among the failing cases' reasons (the root causes above them name it once more).
+    expect(lines.filter((l) => l.startsWith('      ') && l.includes(NOT_RUN))).toHaveLength(1);
+    expect(lines.filter((l) => rest.slice(1).some((c) => l.includes(c.id)))).toEqual([]);
+    expect(lines.filter((l) => l.trim().startsWith('ERRORED '))).toHaveLength(4);
   }, 120_000);
 
   it('PROD-1: a case that runs out of its time limit names the request still waiting for an answer', async () => {

@@ -9,6 +9,7 @@ import { validate, type SchemaProblem } from '../../schemas/loader.ts';
 import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './types.ts';
 import { isRuleId } from '../../spec/catalog.ts';
 import { parsePath, PathError } from './path-syntax.ts';
+import { actionNames, unknownPathName } from './expect-paths.ts';
 import { positionOf } from './positions.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
@@ -28,7 +29,8 @@ export interface LoadProblem {
 export class CaseFileError extends Error {
   override readonly name = 'CaseFileError';
   constructor(readonly problems: LoadProblem[]) {
-    super(problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`).join('\n'));
+    // A problem of the whole file (unreadable, too large) has no position: the file alone, not file:0:0.
+    super(problems.map((p) => `${p.line > 0 ? `${p.file}:${p.line}:${p.column}` : p.file}: ${p.message}`).join('\n'));
   }
 }
 
@@ -172,13 +174,15 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkExpectationRules(c, at));
     // Running again with scaled times only helps a case that scripts a time to scale.
     if (c.premise && !scriptsTime(c)) problems.push([`${at}/premise`, 'a premise needs a scripted time to scale on a rerun: a ward timeout_ms or a crystal step delay_ms']);
+    const names = { actions: actionNames(c.act), crystals: new Set(Object.keys(crystals)) };
     for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
       expectations.forEach((e, j) => {
         const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
         for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
           if (path === undefined || typeof path !== 'string') continue;
           try {
-            parsePath(path);
+            const unknown = unknownPathName(path, parsePath(path), names.actions, names.crystals);
+            if (unknown !== undefined) problems.push([`${at}/${list}/${j}/${key}`, unknown]);
           } catch (error) {
             if (error instanceof PathError) problems.push([`${at}/${list}/${j}/${key}`, error.message]);
             else throw error;

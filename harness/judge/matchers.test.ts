@@ -68,7 +68,11 @@ describe('matchers', () => {
 
   it('a failure says what was expected', () => {
     const verdict = applyMatcher({ length: 3 }, [1], none);
-    expect(verdict).toEqual({ ok: false, why: 'length is 1', expected: { length: 3 } });
+    expect(verdict).toMatchObject({ ok: false, expected: { length: 3 } });
+    // The numbers, found and expected, in that order; no placeholder.
+    const why = 'why' in verdict ? verdict.why : undefined;
+    expect(why).toMatch(/\b1\b[^]*\b3\b/);
+    expect(why).not.toContain('#');
   });
 });
 

@@ -51,9 +51,9 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
     }
     case 'length': {
       if (typeof actual !== 'string' && !Array.isArray(actual)) return fail(`expected an array or a string, got ${jsonType(actual)}`);
-      if (typeof expected === 'number') return actual.length === expected ? PASS : fail(`length is ${actual.length}`);
+      if (typeof expected === 'number') return actual.length === expected ? PASS : fail(`length ${actual.length}, expected ${expected}`);
       const [comparison, bound] = Object.entries(expected as Record<string, number>)[0] as [Comparison, number];
-      return compare(comparison, actual.length, bound) ? PASS : fail(`length is ${actual.length}`);
+      return compare(comparison, actual.length, bound) ? PASS : fail(`length ${actual.length}, expected ${comparison.replace(/_/g, ' ')} ${bound}`);
     }
     case 'one_of':
       return (expected as unknown[]).some((v) => deepEqual(actual, v)) ? PASS : fail('equals none of the values');

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { validate, formatProblems } from '../../schemas/loader.ts';
 import type { Report } from './report.ts';
-import { rootCauses, sightings } from './root-causes.ts';
+import { rootCauses, sightings, type RootCause } from './root-causes.ts';
 import { buildProfile } from './profile.ts';
 import { ambientChecks } from './ambient-checks.ts';
 
@@ -100,18 +100,115 @@ export function expectedText(f: Pick<ExpectationFailure, 'matcher' | 'expected'>
   return oneLine(e, max);
 }
 
-/** What a failed expectation found; for a length check on a list, the count first. */
-export function actualText(f: Pick<ExpectationFailure, 'matcher' | 'actual'>, max = 300): string {
-  const shown = oneLine(f.actual, max);
-  return f.matcher === 'length' && Array.isArray(f.actual) ? `${f.actual.length} items ${shown}` : shown;
+/**
+ * What a failed expectation found. For a length check on a list: the count and, where the expected count
+ * is a number, the items beyond it or how many are missing, each item in a few of its fields rather than
+ * the whole list as JSON.
+ */
+export function actualText(f: Pick<ExpectationFailure, 'matcher' | 'actual'> & { expected?: unknown }, max = 300): string {
+  if (f.matcher === 'length' && Array.isArray(f.actual)) return lengthDifference(f.actual, matcherValue(f), max);
+  return oneLine(f.actual, max);
 }
 
-/** One line per failed expectation: `path: expected <matcher value>, got <actual> (why)`; `got nothing` when the path found nothing. */
+/** The value given to the matcher: `2` of `{length: 2}`. */
+function matcherValue(f: { matcher: string; expected?: unknown }): unknown {
+  const e = f.expected;
+  return typeof e === 'object' && e !== null && !Array.isArray(e) && Object.hasOwn(e, f.matcher) ? (e as Record<string, unknown>)[f.matcher] : e;
+}
+
+/** Items shown by name beyond an expected length; the rest are counted. */
+const SHOWN_EXTRA = 2;
+
+/** `length 3, expected 2; extra: item 3 (role "crystal", utterance "…")`, or `length 1, expected 2; 1 missing`. */
+export function lengthDifference(items: readonly unknown[], expected: unknown, max = 300): string {
+  const head = `length ${items.length}`;
+  if (typeof expected !== 'number') return `${head}, expected ${oneLine(expected, 60)}`;
+  if (items.length < expected) return `${head}, expected ${expected}; ${expected - items.length} missing`;
+  const extra = items.slice(expected);
+  const shown = extra.slice(0, SHOWN_EXTRA).map((item, i) => `item ${expected + i + 1} (${itemSummary(item)})`);
+  const more = extra.length > SHOWN_EXTRA ? ` and ${extra.length - SHOWN_EXTRA} more` : '';
+  return clipText(`${head}, expected ${expected}; extra: ${shown.join(', ')}${more}`, max);
+}
+
+/** Fields that tell one record from another at a glance, in the order shown. */
+const TELLING_FIELDS = ['role', 'gate', 'name', 'id', 'status', 'utterance', 'content', 'observation', 'message'];
+
+/** An item in a few words: its telling fields (strings clipped), or its JSON, clipped. */
+function itemSummary(item: unknown): string {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return oneLine(item, 60);
+  const record = item as Record<string, unknown>;
+  // A crystal request: how many messages, and who spoke last.
+  if (Array.isArray(record.messages)) {
+    const last = record.messages[record.messages.length - 1] as { role?: unknown } | undefined;
+    return `${record.messages.length} messages${typeof last?.role === 'string' ? `, the last from ${last.role}` : ''}`;
+  }
+  const fields = TELLING_FIELDS.filter((k) => record[k] !== undefined && record[k] !== null).slice(0, 3);
+  if (fields.length === 0) return oneLine(item, 60);
+  return fields.map((k) => `${k} ${oneLine(typeof record[k] === 'string' ? clipText(record[k] as string, 40) : record[k], 60)}`).join(', ');
+}
+
+/**
+ * Where two values first differ, as a path below the one compared (`.result.items[2]`) with the two
+ * values there; undefined when they do not differ. Objects and arrays are walked in order, so a long
+ * value is shown at its difference rather than cut off before it.
+ */
+export function firstDifference(expected: unknown, actual: unknown, at = ''): { at: string; expected: unknown; actual: unknown } | undefined {
+  if (Object.is(expected, actual)) return undefined;
+  const bothArrays = Array.isArray(expected) && Array.isArray(actual);
+  const bothObjects = !Array.isArray(expected) && !Array.isArray(actual) && typeof expected === 'object' && typeof actual === 'object' && expected !== null && actual !== null;
+  if (bothArrays) {
+    const [e, a] = [expected as unknown[], actual as unknown[]];
+    for (let i = 0; i < Math.max(e.length, a.length); i++) {
+      const found = firstDifference(e[i], a[i], `${at}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (bothObjects) {
+    const [e, a] = [expected as Record<string, unknown>, actual as Record<string, unknown>];
+    for (const key of [...new Set([...Object.keys(e), ...Object.keys(a)])]) {
+      const found = firstDifference(e[key], a[key], /^[A-Za-z_][\w-]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  return JSON.stringify(expected) === JSON.stringify(actual) ? undefined : { at, expected, actual };
+}
+
+/**
+ * One line per failed expectation: `path: expected <matcher value>, got <actual> (why)`; `got nothing`
+ * when the path found nothing. An `equals` between two objects or arrays names where they first differ
+ * and the two values there, so a clipped line never stops before the difference.
+ */
 export function expectationLine(f: ExpectationFailure, max = 200): string {
   const why = firstLine(f.why);
   // "got nothing (nothing at this path)" says the same thing twice.
-  const shownWhy = why && !(f.actual === undefined && why.startsWith('nothing')) ? ` (${why})` : '';
+  const shownWhy = why && !(f.actual === undefined && why.startsWith('nothing')) && f.matcher !== 'length' ? ` (${why})` : '';
+  const wanted = matcherValue(f);
+  const nested = f.matcher === 'equals' && typeof wanted === 'object' && wanted !== null && typeof f.actual === 'object' && f.actual !== null ? firstDifference(wanted, f.actual) : undefined;
+  if (nested) return `${f.path}${nested.at}: expected ${oneLine(nested.expected, max)}, got ${nested.actual === undefined ? 'nothing' : oneLine(nested.actual, max)}`;
+  if (f.matcher === 'length' && Array.isArray(f.actual)) return `${f.path}: ${actualText(f, max)}`;
   return `${f.path}: expected ${expectedText(f, max)}, got ${f.actual === undefined ? 'nothing' : actualText(f, max)}${shownWhy}`;
+}
+
+/**
+ * A root cause for people: its first case's own text (the error, the invariant's or problem's first line,
+ * the expectation's difference), never the normalised key the causes are grouped by, whose placeholders
+ * (`#`, `…`) stand for what varies between cases and mean nothing to a reader.
+ */
+export function causeText(cause: RootCause): string {
+  const e = cause.example;
+  switch (cause.kind) {
+    case 'expectation':
+      return e.path !== undefined && e.matcher !== undefined ? `expectation ${expectationLine({ path: e.path, matcher: e.matcher, expected: e.expected, ok: false, ...(e.actual !== undefined && { actual: e.actual }), ...(e.why !== undefined && { why: e.why }) } as ExpectationFailure, 120)}` : firstLine(e.detail);
+    case 'invariant':
+      // The key starts `invariant <id>:`; the example's detail is that invariant's own words.
+      return `${cause.key.slice(0, cause.key.indexOf(':') + 1)} ${firstLine(e.detail)}`;
+    case 'errored':
+      return `errored: ${firstLine(e.detail)}`;
+    default:
+      return firstLine(e.detail);
+  }
 }
 
 /** The cause keys of a case (harness/report/root-causes.ts), the same keys `root_causes` groups by. */

@@ -17,6 +17,7 @@ import {
   actualText,
   anchor,
   causeKeys,
+  causeText,
   clipText,
   durationText,
   expectedText,
@@ -254,7 +255,7 @@ function problems(ctx: Ctx): string {
     const caseList = linked.length > 12 ? `${linked.slice(0, 12).join(', ')} <details><summary>and ${linked.length - 12} more</summary>${linked.slice(12).join(', ')}</details>` : linked.join(', ');
     out.push(
       `<li id="problem-${i + 1}"><p><strong>${plural(cause.count, 'case')}</strong> <span class="muted">(${html(cause.kind)})</span> · ${attribution}</p>`,
-      `<p><code>${html(cause.key)}</code></p>`,
+      `<p><code>${html(causeText(cause))}</code></p>`,
       `<div>For example, in ${caseLink(ctx, e.case)}: ${example}</div>`,
       `<div>Cases: ${caseList}</div></li>`,
     );

@@ -1,6 +1,6 @@
 /** report.md and the console summary: the same facts as report.json, for people. */
 import type { Report } from './report.ts';
-import { durationText, interruptedBy, LEVELS } from './format.ts';
+import { actualText, causeText, durationText, expectationLine, interruptedBy, LEVELS } from './format.ts';
 import { notExercisedText, profileText, skipNote, skipReasons } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
 import { ambientConsoleLines, ambientMarkdownSection } from './ambient-render.ts';
@@ -19,6 +19,9 @@ export function summaryLines(report: Report): string[] {
   return [...caseSummaryLines(report), ...propertyLines(report), ...verdictLines(report)];
 }
 
+/** How the run marks a case it never started (harness/run/run.ts: a give-up or an interruption). */
+const NOT_RUN = 'not run: ';
+
 /** The cases' part of the summary: the implementation, one line per chapter, the top root causes, failures in short. */
 export function caseSummaryLines(report: Report): string[] {
   const lines: string[] = [];
@@ -29,12 +32,21 @@ export function caseSummaryLines(report: Report): string[] {
     lines.push(`  ${String(ch.chapter)}. ${ch.title.padEnd(12)} ${ch.pass} pass, ${ch.fail} fail, ${ch.errored} errored, ${ch.skipped} skipped, ${ch.xfail} xfail`);
   }
   lines.push(...rootCauseLines(report));
+  // Cases the run gave up on (a silent adapter, an interruption) share one reason: the first is shown,
+  // the rest counted, so a hung adapter does not print the same error once per case.
+  const notRun = new Map<string, number>();
   for (const c of report.cases.filter((x) => x.status === 'fail' || x.status === 'errored')) {
+    if (c.status === 'errored' && c.reason?.startsWith(NOT_RUN)) {
+      const seen = notRun.get(c.reason);
+      notRun.set(c.reason, (seen ?? 0) + 1);
+      if (seen !== undefined) continue;
+    }
     lines.push(`  ${c.status.toUpperCase()} ${c.id} [${(c.failed_rules.length > 0 ? c.failed_rules : c.rules).join(', ')}] ${c.source}`);
     if (c.reason) lines.push(`      ${c.reason}`);
-    for (const f of c.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${actualText(f, 120)}`);
+    for (const f of c.failures) lines.push(`      ${expectationLine(f, 120)}`);
     for (const p of c.problems) lines.push(`      ${p}`);
   }
+  for (const count of notRun.values()) if (count > 1) lines.push(`  ... and ${count - 1} more ${count - 1 === 1 ? 'case was' : 'cases were'} not run for the same cause (each is listed in report.md)`);
   lines.push(...ambientConsoleLines(report));
   for (const id of report.stale) lines.push(`  STALE ${id}: listed as an expected failure but passes; remove it from the list`);
   return lines;
@@ -103,7 +115,7 @@ function rootCauseLines(report: Report): string[] {
   const lines = [`${problemsHeadline(report)}; the most common:`];
   const width = String(causes[0]!.count).length;
   for (const cause of causes.slice(0, CONSOLE_ROOT_CAUSES)) {
-    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(cause.key, 160)}`);
+    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(causeText(cause), 160)}`);
   }
   if (causes.length > CONSOLE_ROOT_CAUSES) lines.push(`  … and ${plural(causes.length - CONSOLE_ROOT_CAUSES, 'more problem')} (report.md, "Problems")`);
   return lines;
@@ -124,10 +136,10 @@ function rootCauseSection(report: Report): string[] {
   if (causes.length === 0) return [];
   const out = ['## Problems', '', `${problemsHeadline(report)}. Cases that fail for the same reason are counted as one problem; a case may show several (docs/reports.md, "Root causes").`, ''];
   for (const [i, cause] of causes.entries()) {
-    out.push(`${i + 1}. **Problem ${i + 1}, seen in ${plural(cause.count, 'case')}** (${attribution(cause)}): ${code(cause.key)}`);
+    out.push(`${i + 1}. **Problem ${i + 1}, seen in ${plural(cause.count, 'case')}** (${attribution(cause)}): ${code(causeText(cause))}`);
     const e = cause.example;
     const shownExample = e.path !== undefined
-      ? `${code(e.path)}: expected ${code(clip(e.expected, 160))}, got ${code(actualText({ matcher: e.matcher ?? '', actual: e.actual }, 160))}`
+      ? `${code(e.path)}: expected ${code(clip(e.expected, 160))}, got ${code(actualText({ matcher: e.matcher ?? '', actual: e.actual, expected: e.expected }, 160))}`
       : clipLine((e.detail ?? '').split('\n').map((l) => l.trim()).filter(Boolean).join(' '), 400);
     out.push(`   - e.g. ${e.case}: ${shownExample}`);
     const listed = cause.cases.slice(0, 12).join(', ');
@@ -152,7 +164,7 @@ export function propertyLines(report: Report): string[] {
     if (p.reason) lines.push(`      ${p.reason}`);
     const ce = p.counterexample;
     if (!ce) continue;
-    for (const f of ce.failures) lines.push(`      ${f.path}: expected ${clip(f.expected, 120)}, got ${actualText(f, 120)}`);
+    for (const f of ce.failures) lines.push(`      ${expectationLine(f, 120)}`);
     for (const i of ce.invariants) lines.push(`      invariant ${i.id} (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
     lines.push(`      shrunk to ${ce.steps} crystal step(s); as a tests.yaml case:`);
     for (const l of ce.case_yaml.trimEnd().split('\n')) lines.push(`        ${l}`);
@@ -232,8 +244,3 @@ export function renderMarkdown(report: Report): string {
   return `${out.join('\n')}\n`;
 }
 
-/** What a failed expectation found; for a length check, the count first, since the list may be long. */
-function actualText(f: { matcher: string; actual?: unknown }, max?: number): string {
-  const shown = max === undefined ? clip(f.actual) : clip(f.actual, max);
-  return f.matcher === 'length' && Array.isArray(f.actual) ? `${f.actual.length} items ${shown}` : shown;
-}

@@ -6,7 +6,7 @@
  */
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
-import { durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
+import { causeText, durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
 
 /** The file names the CLI writes next to report.json. */
 export const SUMMARY_FILE = 'summary.md';
@@ -58,7 +58,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
     out.push(`### ${plural(causes.length, 'problem')} behind ${plural(behind, 'failing case')}`, '');
     causes.slice(0, maxProblems).forEach((c, i) => {
       const rules = [c.rules.join(', '), c.section ?? ''].filter(Boolean).join('; ') || 'no rule';
-      out.push(`${i + 1}. **${plural(c.count, 'case')}** (${mdText(rules)}): ${mdCode(c.key)}`);
+      out.push(`${i + 1}. **${plural(c.count, 'case')}** (${mdText(rules)}): ${mdCode(causeText(c))}`);
     });
     if (causes.length > maxProblems) out.push(`\n…and ${plural(causes.length - maxProblems, 'more problem')}.`);
     out.push('');

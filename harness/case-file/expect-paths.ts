@@ -1,0 +1,36 @@
+/**
+ * Names in an expectation's path that the case itself defines: `outcomes.first` needs an action named
+ * `first`, `requests.parent` a crystal named `parent`. A misspelt name can only ever find nothing, which a
+ * run would blame on the implementation; refusing it when the case file loads puts the blame where it
+ * belongs, with the path's file:line:column.
+ */
+import type { Action } from './types.ts';
+import type { Segment } from './path-syntax.ts';
+
+/** Record roots keyed by an action's name (`as:`, or the verb and its count: `cast1`). */
+const BY_ACTION = ['cantrips', 'outcomes', 'errors', 'failures', 'entities', 'forks', 'mutations', 'threads', 'snapshots'];
+/** Record roots keyed by a crystal declared under `crystals`. */
+const BY_CRYSTAL = ['requests', 'replies', 'after_outcome', 'wire_waits', 'concurrency'];
+
+/** The names actions of `act` are recorded under, `main` (the setup's cantrip) included. */
+export function actionNames(act: readonly Action[]): Set<string> {
+  const names = new Set<string>(['main']);
+  const counters = new Map<string, number>();
+  for (const action of act) {
+    const verb = Object.keys(action)[0]!;
+    const body = (action as Record<string, { as?: unknown }>)[verb];
+    const n = (counters.get(verb) ?? 0) + 1;
+    counters.set(verb, n);
+    names.add(typeof body?.as === 'string' ? body.as : `${verb}${n}`);
+  }
+  return names;
+}
+
+/** Why the path's second segment names nothing the case defines, or undefined when it does (or is no plain name). */
+export function unknownPathName(path: string, segments: readonly Segment[], actions: ReadonlySet<string>, crystals: ReadonlySet<string>): string | undefined {
+  const [root, name] = segments;
+  if (root?.kind !== 'key' || name?.kind !== 'key') return undefined;
+  const [defined, what] = BY_ACTION.includes(root.name) ? [actions, 'action'] : BY_CRYSTAL.includes(root.name) ? [crystals, 'crystal'] : [undefined, ''];
+  if (!defined || defined.has(name.name)) return undefined;
+  return `path '${path}': '${name.name}' is not the name of ${what === 'action' ? 'an action of this case' : 'a crystal declared under crystals'} (${[...defined].join(', ') || 'none'})`;
+}
