@@ -34,7 +34,7 @@ const EXPECTED: Record<Flaw, { rule: string; cases: string[] }> = {
       'prod2-unprocessable-not-retried-mid-cast',
     ],
   },
-  'truncates-on-overflow': { rule: 'CRYSTAL-2', cases: ['crystal2-context-limit-is-a-structured-error', 'crystal2-overflow-on-the-wire-is-a-structured-failure'] },
+  'truncates-on-overflow': { rule: 'CRYSTAL-2', cases: ['crystal2-context-limit-is-a-structured-error', 'crystal2-overflow-after-history-is-a-structured-error', 'crystal2-overflow-on-the-wire-is-a-structured-failure'] },
   'no-backoff': { rule: 'PROD-2', cases: ['prod2-gives-up-after-three-retries', 'prod2-server-errors-back-off-1-2-4', 'prod2-two-rate-limits-then-success', 'rate-limit-retried-as-one-turn'] },
   'loses-cached-tokens': { rule: 'LOOM-9', cases: ['loom9-cached-tokens-carried-from-the-wire', 'loom9-metadata-matches-reported-usage', 'usage-tracked-per-turn-and-per-entity'] },
 };
