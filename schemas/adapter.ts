@@ -49,6 +49,10 @@ export const FEATURES = [
   'child-circle-wards',
   // A slow event consumer slows the entity instead of letting events pile up (streaming with a bound).
   'bounded-events',
+  // COMP-7: a delegation gate configured with a crystal of its own for its children (default: the parent's).
+  'child-crystal',
+  // COMP-7: a delegation gate configured with a call of its own for its children (default: the parent's).
+  'child-call',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 

@@ -13,6 +13,8 @@ import { positionOf } from './positions.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
 import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
+import { withSetupNeeds } from './setup-needs.ts';
+import { scriptSteps } from './script-steps.ts';
 
 export interface LoadProblem {
   file: string;
@@ -72,7 +74,7 @@ export function loadCaseFile(file: string, label = file): CaseFile {
 function fromMemo(memo: LoadMemo, file: string): CaseFile | undefined {
   const data = memo.value as { format_version: 1; spec_version: string; cases: Case[] };
   if (!Array.isArray(data.cases) || memo.places.length !== data.cases.length || crossCheck(data.cases).length > 0) return undefined;
-  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, line: memo.places[i]!.line, column: memo.places[i]!.column } }));
+  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, requires: withSetupNeeds(c), position: { file, line: memo.places[i]!.line, column: memo.places[i]!.column } }));
   return { file, format_version: 1, spec_version: data.spec_version, cases };
 }
 
@@ -102,7 +104,8 @@ function loadFully(text: string, file: string): { caseFile: CaseFile; value: unk
   const data = value as { format_version: 1; spec_version: string; cases: Case[] };
   const problems = crossCheck(data.cases).map(([pointer, message]) => where(pointer, message));
   if (problems.length > 0) throw new CaseFileError(problems);
-  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, ...positionOf(doc, counter, `/cases/${i}/id`, true) } }));
+  // What the setup itself uses joins the hand-written `requires` (harness/case-file/setup-needs.ts).
+  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, requires: withSetupNeeds(c), position: { file, ...positionOf(doc, counter, `/cases/${i}/id`, true) } }));
   return { caseFile: { file, format_version: 1, spec_version: data.spec_version, cases }, value };
 }
 
@@ -160,6 +163,12 @@ function crossCheck(cases: Case[]): Problem[] {
         problems.push([`${at}/setup/circle/gates/${j}/crystal`, `crystal '${g.crystal}' is not declared under crystals`]);
       }
     });
+    for (const [name, crystal] of Object.entries(crystals)) {
+      for (const lane of Object.keys(crystal.by_entity ?? {})) {
+        // Requests are filed under a lane's name as under a crystal's: the two must not clash.
+        if (Object.hasOwn(crystals, lane)) problems.push([`${at}/crystals/${name}/by_entity/${lane}`, `lane '${lane}' has the name of a crystal of the case`]);
+      }
+    }
     problems.push(...checkActions(c.act, `${at}/act`));
     problems.push(...checkLineageWards(c, at));
     problems.push(...checkOverlaysAndEvents(c, at));
@@ -218,6 +227,6 @@ function checkActions(act: Action[], at: string): Problem[] {
 
 /** Whether the case scripts a real time: a timeout ward or a held crystal reply. */
 function scriptsTime(c: Case): boolean {
-  const steps = Object.values(c.crystals ?? {}).flatMap((crystal) => [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()]);
+  const steps = scriptSteps(c);
   return c.setup.circle?.wards?.timeout_ms !== undefined || steps.some((step) => step.delay_ms !== undefined);
 }

@@ -98,6 +98,19 @@ export interface CaseCrystal {
   forces_tool_use?: boolean;
   script?: ScriptStep[];
   by_intent?: Record<string, ScriptStep[]>;
+  /**
+   * A crystal shared by several entities (children on their parent's crystal): per lane, the script of
+   * the entities whose requests carry one of the lane's intents (docs/INTERPRETING.md, "A shared crystal").
+   */
+  by_entity?: Record<string, EntityLane>;
+}
+
+/** The script of the entities of one lane of a shared crystal. */
+export interface EntityLane {
+  /** Intents that place a request here; absent: the by_intent keys, plus every delegated intent when there is a script. */
+  intents?: string[];
+  script?: ScriptStep[];
+  by_intent?: Record<string, ScriptStep[]>;
 }
 
 export type TurnRef =
@@ -140,6 +153,8 @@ type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) exten
 /** One matcher; exactly one key is set. */
 export interface Matcher {
   equals?: unknown;
+  /** Equal to the value, or text rendering it as JSON (`"1"` for 1): for a stored gate result, which the entity saw as text. */
+  seen_as?: unknown;
   not_equals?: unknown;
   like?: unknown;
   contains?: unknown;

@@ -268,7 +268,9 @@ async function runDrive(
     const failures = checked.filter((e) => !e.ok);
     const invariants = checkInvariants(c, drive);
     const problems = drive.faults.map((f) => f.message);
-    const failedRules = new Set<string>(failures.length > 0 || problems.length > 0 ? c.rules : []);
+    // A fault that names the rule it breaks (a request no entity's intent places: INTENT-2) counts under that rule alone.
+    const failedRules = new Set<string>(failures.length > 0 || drive.faults.some((f) => f.rules === undefined) ? c.rules : []);
+    for (const f of drive.faults) f.rules?.forEach((r) => failedRules.add(r));
     for (const inv of invariants) if (inv.status === 'fail') inv.rules.forEach((r) => failedRules.add(r));
     const status: CaseStatus = failedRules.size > 0 ? 'fail' : 'pass';
     return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] } };
