@@ -183,6 +183,8 @@ export interface Matcher {
 
 export interface Expectation extends Matcher {
   path: string;
+  /** Read the value as the entity saw it (JSON text as the value it renders) before matching: harness/values/seen-as.ts. */
+  as_seen?: true;
 }
 
 /** Where a case sits in its file, for messages. */

@@ -35,6 +35,13 @@ describe('a shared crystal scripted per entity (issue 21, class 1)', () => {
     expect([...lanes.childLanes].sort()).toEqual(['child', 'grand']);
   });
 
+  it('the latest user message carrying a known intent decides: a child handed its parent\'s history is still the child', () => {
+    const inherited: CrystalRequest = { messages: [{ role: 'user', content: 'Delegate a subtask' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'sub' }] };
+    expect(lanes.place('parent', inherited)).toBe('child');
+    const nudged: CrystalRequest = { messages: [{ role: 'user', content: 'Delegate a subtask' }, { role: 'assistant', content: 'words' }, { role: 'user', content: 'Call done when finished.' }] };
+    expect(lanes.place('parent', nudged)).toBe('parent');
+  });
+
   it('a request carrying no intent of the case cannot be placed (INTENT-2)', () => {
     expect(lanes.place('parent', request('what am I doing?'))).toBeUndefined();
     expect(lanes.place('parent', { messages: [{ role: 'system', content: 'p' }] })).toBeUndefined();

@@ -2,11 +2,12 @@
  * Which entity a request to a shared crystal comes from. Children use their parent's crystal unless
  * the gate names another (spec 5.1; COMP-7 makes another crystal a MAY), so a case scripts a shared
  * crystal per entity: the crystal's own `script`/`by_intent` for the entities its actions run, and one
- * lane per kind of child under `by_entity`. Every request carries its entity's intent as its first user
- * message (INTENT-2), and that is how a request is placed: in the lane whose intent it carries, else with
- * the actions' entities when it carries an action's intent. Where several intents fit, the longest wins
- * (a child's intent may be part of its parent's). A request that carries none cannot be placed: that is
- * INTENT-2 broken, and the mock crystal fails the case under that rule.
+ * lane per kind of child under `by_entity`. Every request carries its entity's intent (INTENT-2), and
+ * that is how a request is placed: by the latest user message that carries a known intent, in the lane
+ * whose intent it is, else with the actions' entities when it is an action's intent. Where several
+ * intents fit one message, the longest wins (a child's intent may be part of its parent's). A request
+ * whose user messages carry no known intent cannot be placed: that is INTENT-2 broken, and the mock
+ * crystal fails the case under that rule.
  */
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { delegatedIntents, type LoadedCase } from '../case-file/index.ts';
@@ -59,14 +60,20 @@ export class EntityLanes {
   place(crystal: string, request: CrystalRequest): string | undefined {
     const shared = this.shared.get(crystal);
     if (!shared) return crystal;
-    const text = firstUserText(request);
-    let best: { lane: string; length: number } | undefined;
-    const consider = (lane: string, intent: string): void => {
-      if (text !== undefined && text.includes(intent) && (best === undefined || intent.length > best.length)) best = { lane, length: intent.length };
-    };
-    for (const intent of this.actionIntents) consider(crystal, intent);
-    for (const [lane, intents] of shared.lanes) for (const intent of intents) consider(lane, intent);
-    if (best) return best.lane;
+    // The latest user message that carries a known intent decides: an entity's own intent comes after
+    // anything it was handed before it (a history it should not have had is COMP-4's business, a
+    // preamble before its intent INTENT-2's, both judged on the requests), and later messages that carry
+    // no intent (a nudge after a text-only turn, a request for a summary) do not count.
+    const texts = (request.messages ?? []).flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+    for (const text of texts.reverse()) {
+      let best: { lane: string; length: number } | undefined;
+      const consider = (lane: string, intent: string): void => {
+        if (text.includes(intent) && (best === undefined || intent.length > best.length)) best = { lane, length: intent.length };
+      };
+      for (const intent of this.actionIntents) consider(crystal, intent);
+      for (const [lane, intents] of shared.lanes) for (const intent of intents) consider(lane, intent);
+      if (best) return (best as { lane: string }).lane;
+    }
     return this.actionWithoutIntent ? crystal : undefined;
   }
 }

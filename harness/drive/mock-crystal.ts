@@ -16,6 +16,8 @@ import { EntityLanes, firstUserText } from './entity-lanes.ts';
 export { firstUserText };
 
 export const DEFAULT_USAGE = { prompt: 10, completion: 5, cached: 0 } as const;
+/** Where requests to a shared crystal that carry no known intent are filed (`requests._unplaced`): INTENT-2 broken. */
+export const UNPLACED_LANE = '_unplaced';
 /** Upper bound on a scripted delay, so no case can hang on one (the case schema has the same bound). */
 export const MAX_STEP_DELAY_MS = 20_000;
 /**
@@ -112,8 +114,9 @@ export class MockCrystals {
   private async record(crystal: string, request: CrystalRequest): Promise<QueryRecord> {
     const intent = firstUserText(request);
     const placed = this.lanes.place(crystal, request);
-    // From here on, a lane of a shared crystal is what a crystal of its own would be.
-    const lane = placed ?? crystal;
+    // From here on, a lane of a shared crystal is what a crystal of its own would be; a request no
+    // intent places is filed apart, so no entity's requests count it as theirs.
+    const lane = placed ?? UNPLACED_LANE;
     const decided = placed === undefined ? undefined : this.watch.decided(lane, intent);
     // Recorded on arrival, so concurrent queries keep the order they were sent in.
     const entry: QueryRecord = { crystal, lane, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };

@@ -8,6 +8,7 @@ import type { DriveResult } from '../drive/index.ts';
 import { applyMatcher, matcherName } from './matchers.ts';
 import { parsePath } from '../case-file/index.ts';
 import { resolvePath, type HelperResolver } from './paths.ts';
+import { asSeen } from '../values/index.ts';
 
 export interface ExpectationResult {
   path: string;
@@ -83,9 +84,10 @@ export function lookup(drive: DriveResult, path: string): unknown {
 
 export function checkExpectations(expect: Expectation[], drive: DriveResult): ExpectationResult[] {
   return expect.map((e) => {
-    const { path, ...rest } = e;
+    const { path, as_seen: asSeenFirst, ...rest } = e;
     const matcher = rest as Matcher;
-    const actual = lookup(drive, path);
+    // `as_seen`: a stored gate result may be the text the entity was shown (harness/values/seen-as.ts).
+    const actual = asSeenFirst === true ? asSeen(resolvePath(drive.record, parsePath(path), loomHelpers(drive), true)) : lookup(drive, path);
     const verdict = applyMatcher(matcher, actual, (p) => lookup(drive, p));
     const name = matcherName(matcher);
     const expected = { [name]: (matcher as Record<string, unknown>)[name] };

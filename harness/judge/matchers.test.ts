@@ -120,3 +120,14 @@ describe('paths', () => {
     }
   });
 });
+
+describe('as_seen (issue 21, class 3)', () => {
+  it('reads a stored result kept as rendered text before the matcher, stepping into it; other values still fail', async () => {
+    const { asSeen } = await import('../values/index.ts');
+    expect(holds({ length: 3 }, asSeen('["S","M","F"]'))).toBe(true);
+    expect(holds({ length: 3 }, asSeen('["S","M"]'))).toBe(false);
+    const record = { r: '[{"error":"x"},"two"]' };
+    expect(resolvePath({ outcomes: record }, parsePath('outcomes.r[1]'), () => undefined, true)).toBe('two');
+    expect(resolvePath({ outcomes: record }, parsePath('outcomes.r[1]'), () => undefined)).toBeUndefined();
+  });
+});

@@ -39,10 +39,21 @@ describe("children on their parent's crystal", () => {
     expect(suite.cases[0]).toMatchObject({ status: 'pass', failed_rules: [] });
   });
 
-  it('a child whose first user message is not its intent cannot be placed: a failure under INTENT-2 alone, with what it carried', async () => {
+  it('a child whose data comes before its intent is still answered from its lane, and fails INTENT-2 on its requests', async () => {
     const suite = await runSuite(file, () => new Miniature('child-data-before-intent'));
     const [result] = suite.cases;
     expect(result?.status).toBe('fail');
+    expect(result?.failed_rules).toContain('INTENT-2');
+    expect(result?.problems).toEqual([]);
+  });
+
+  it('a request whose user messages carry no intent the case knows cannot be placed: a failure under INTENT-2, saying what it carried', async () => {
+    // The lane lists an intent no child is given, so the child's request carries none the harness knows.
+    const unknown = loadCaseText(FILE.replace('          child:\n            script:', '          child:\n            intents: [something else]\n            script:'), 'shared.yaml');
+    const suite = await runSuite(unknown, () => new Miniature());
+    const [result] = suite.cases;
+    expect(result?.status).toBe('fail');
+    // The placement names INTENT-2; the case's own expectations on the child's requests fail downstream of it.
     expect(result?.failed_rules).toContain('INTENT-2');
     expect(result?.problems.join('\n')).toContain("shared crystal 'parent' carries no intent of the case's entities");
   });
