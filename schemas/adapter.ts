@@ -53,6 +53,10 @@ export const FEATURES = [
   'folding-turn-trigger',
   // The built-in done gate presented with an argument schema the setup declares (`{ name: 'done', parameters }`, CIRCLE-11).
   'done-parameters',
+  // COMP-7: a delegation gate configured with a crystal of its own for its children (default: the parent's).
+  'child-crystal',
+  // COMP-7: a delegation gate configured with a call of its own for its children (default: the parent's).
+  'child-call',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 

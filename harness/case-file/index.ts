@@ -3,6 +3,8 @@ export { checkExpectedFailureIds, ExpectedFailuresError, loadExpectedFailures } 
 export type { ExpectedFailureList } from './expected-failures.ts';
 export { CaseFileError, loadCaseFile, loadCaseText } from './load.ts';
 export { PACKAGE_ROOT } from './package-root.ts';
-export type { Action, Case, CaseCall, CaseCrystal, CaseFile, CaseGate, CaseGateObject, EventConsumerScript, Expectation, Level, LoadedCase, Matcher, ScriptStep, ScriptToolCall, TestGateKind, TurnRef, Verb } from './types.ts';
+export type { Action, Case, CaseCall, CaseCrystal, CaseFile, CaseGate, CaseGateObject, EntityLane, EventConsumerScript, Expectation, Level, LoadedCase, Matcher, ScriptStep, ScriptToolCall, TestGateKind, TurnRef, Verb } from './types.ts';
 export { PathError, parsePath } from './path-syntax.ts';
 export type { LoomHelper, Segment } from './path-syntax.ts';
+export { setupNeeds, withSetupNeeds } from './setup-needs.ts';
+export { delegatedIntents, scriptSteps } from './script-steps.ts';

@@ -15,6 +15,8 @@ import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
 import { checkAddedVocabulary } from './vocabulary-checks.ts';
 import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
+import { withSetupNeeds } from './setup-needs.ts';
+import { scriptSteps } from './script-steps.ts';
 
 export interface LoadProblem {
   file: string;
@@ -75,7 +77,7 @@ export function loadCaseFile(file: string, label = file): CaseFile {
 function fromMemo(memo: LoadMemo, file: string): CaseFile | undefined {
   const data = memo.value as { format_version: 1; spec_version: string; cases: Case[] };
   if (!Array.isArray(data.cases) || memo.places.length !== data.cases.length || crossCheck(data.cases).length > 0) return undefined;
-  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, line: memo.places[i]!.line, column: memo.places[i]!.column } }));
+  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, requires: withSetupNeeds(c), position: { file, line: memo.places[i]!.line, column: memo.places[i]!.column } }));
   return { file, format_version: 1, spec_version: data.spec_version, cases };
 }
 
@@ -105,7 +107,8 @@ function loadFully(text: string, file: string): { caseFile: CaseFile; value: unk
   const data = value as { format_version: 1; spec_version: string; cases: Case[] };
   const problems = crossCheck(data.cases).map(([pointer, message]) => where(pointer, message));
   if (problems.length > 0) throw new CaseFileError(problems);
-  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, position: { file, ...positionOf(doc, counter, `/cases/${i}/id`, true) } }));
+  // What the setup itself uses joins the hand-written `requires` (harness/case-file/setup-needs.ts).
+  const cases: LoadedCase[] = data.cases.map((c, i) => ({ ...c, requires: withSetupNeeds(c), position: { file, ...positionOf(doc, counter, `/cases/${i}/id`, true) } }));
   return { caseFile: { file, format_version: 1, spec_version: data.spec_version, cases }, value };
 }
 
@@ -163,6 +166,12 @@ function crossCheck(cases: Case[]): Problem[] {
         problems.push([`${at}/setup/circle/gates/${j}/crystal`, `crystal '${g.crystal}' is not declared under crystals`]);
       }
     });
+    for (const [name, crystal] of Object.entries(crystals)) {
+      for (const lane of Object.keys(crystal.by_entity ?? {})) {
+        // Requests are filed under a lane's name as under a crystal's: the two must not clash.
+        if (Object.hasOwn(crystals, lane)) problems.push([`${at}/crystals/${name}/by_entity/${lane}`, `lane '${lane}' has the name of a crystal of the case`]);
+      }
+    }
     problems.push(...checkActions(c.act, `${at}/act`));
     problems.push(...checkLineageWards(c, at));
     problems.push(...checkOverlaysAndEvents(c, at));
@@ -174,7 +183,9 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkExpectationRules(c, at));
     // Running again with scaled times only helps a case that scripts a time to scale.
     if (c.premise && !scriptsTime(c)) problems.push([`${at}/premise`, 'a premise needs a scripted time to scale on a rerun: a ward timeout_ms or a crystal step delay_ms']);
-    const names = { actions: actionNames(c.act), crystals: new Set(Object.keys(crystals)) };
+    // Requests of a shared crystal are filed under each entity lane's name (by_entity) as well.
+    const lanes = Object.values(crystals).flatMap((crystal) => Object.keys(crystal.by_entity ?? {}));
+    const names = { actions: actionNames(c.act), crystals: new Set([...Object.keys(crystals), ...lanes]) };
     for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
       expectations.forEach((e, j) => {
         const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
@@ -239,7 +250,7 @@ function checkActions(act: Action[], at: string): Problem[] {
 
 /** Whether the case scripts a real time: a timeout ward, a held crystal reply or a slow test gate. */
 function scriptsTime(c: Case): boolean {
-  const steps = Object.values(c.crystals ?? {}).flatMap((crystal) => [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()]);
+  const steps = scriptSteps(c);
   const gateWaits = (c.setup.circle?.gates ?? []).some((g) => typeof g === 'object' && g.delay_ms !== undefined);
   return c.setup.circle?.wards?.timeout_ms !== undefined || gateWaits || steps.some((step) => step.delay_ms !== undefined);
 }

@@ -103,6 +103,19 @@ export interface CaseCrystal {
   forces_tool_use?: boolean;
   script?: ScriptStep[];
   by_intent?: Record<string, ScriptStep[]>;
+  /**
+   * A crystal shared by several entities (children on their parent's crystal): per lane, the script of
+   * the entities whose requests carry one of the lane's intents (docs/INTERPRETING.md, "A shared crystal").
+   */
+  by_entity?: Record<string, EntityLane>;
+}
+
+/** The script of the entities of one lane of a shared crystal. */
+export interface EntityLane {
+  /** Intents that place a request here; absent: the by_intent keys, plus every delegated intent when there is a script. */
+  intents?: string[];
+  script?: ScriptStep[];
+  by_intent?: Record<string, ScriptStep[]>;
 }
 
 export type TurnRef =
@@ -145,6 +158,8 @@ type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) exten
 /** One matcher; exactly one key is set. */
 export interface Matcher {
   equals?: unknown;
+  /** Equal to the value, or text rendering it as JSON (`"1"` for 1): for a stored gate result, which the entity saw as text. */
+  seen_as?: unknown;
   not_equals?: unknown;
   like?: unknown;
   contains?: unknown;
@@ -179,6 +194,8 @@ export interface Expectation extends Matcher {
    * that rule (docs/INTERPRETING.md, "Which rule an expectation checks").
    */
   rule?: string;
+  /** Read the value as the entity saw it (JSON text as the value it renders) before matching: harness/values/seen-as.ts. */
+  as_seen?: true;
 }
 
 /** Where a case sits in its file, for messages. */

@@ -9,6 +9,7 @@ import { jsonCopy } from '../values/index.ts';
 import { Stop, type DriveState } from './drive-state.ts';
 import type { ActionTrace } from './run-record.ts';
 import { topEntity } from './top-entity.ts';
+import { judgesConstructError, NotRun, refusedSetupReason } from './refused-setup.ts';
 
 /** What one verb gets: the drive's state, the host given to `construct`, the action's body and its trace. */
 interface Step {
@@ -25,6 +26,8 @@ async function construct({ state, host, body, trace }: Step): Promise<void> {
   if (typeof body.crystal === 'string') setup.crystal = state.crystalSetup(body.crystal);
   const result = await state.adapter.construct(setup, host);
   state.store(trace.name, result, (v) => (state.record.cantrips[trace.name] = v.cantrip));
+  // A refusal the case does not judge leaves nothing to judge: the case could not run (drive/refused-setup.ts).
+  if (!result.ok && !judgesConstructError(state.case, trace.name)) throw new NotRun(refusedSetupReason(trace.name, result.error));
   trace.appended = await state.appendedSinceLast();
 }
 

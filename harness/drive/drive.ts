@@ -16,6 +16,8 @@ import { MockCrystals, type CrystalFault, type QueryRecord } from './mock-crysta
 import { OutcomeWatch, watchedCase } from './outcome-watch.ts';
 import type { ActionTrace, RunRecord } from './run-record.ts';
 import { prepareSetup, type PreparedSetup } from './setup.ts';
+import { NotRun } from './refused-setup.ts';
+import { EntityLanes } from './entity-lanes.ts';
 import { TestGates } from './test-gates.ts';
 import { wireOf, wireWaits, type Wire } from './wire.ts';
 
@@ -76,7 +78,7 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
   const watch = new OutcomeWatch(watchedCase(c, prepared.childCrystals), now);
   const waits = new CaseWaits();
   try {
-    const crystals = new MockCrystals(c.crystals ?? {}, description, waits.wait, watch);
+    const crystals = new MockCrystals(c.crystals ?? {}, description, waits.wait, watch, new EntityLanes(c));
     const wire = await serve(crystals);
     if (wire) prepared.setup.crystal_endpoints = wire.endpoints;
     const gates = new TestGates(prepared.testGates, now, async (ms) => {
@@ -105,8 +107,10 @@ async function act(state: DriveState): Promise<void> {
     state.forgetCount('construct');
     for (const [i, action] of state.case.act.entries()) await runAction(state, host, action, i);
   } catch (error) {
-    if (!(error instanceof Stop)) throw error;
-    state.faults.push({ kind: 'fail', message: `act: ${error.message}` });
+    // A refused construction the case does not judge: not run, with the implementation's reason.
+    if (error instanceof NotRun) state.faults.push({ kind: 'skip', message: error.message });
+    else if (!(error instanceof Stop)) throw error;
+    else state.faults.push({ kind: 'fail', message: `act: ${error.message}` });
   } finally {
     // The actions are over: a held-back consumer lets go, so nothing waits on it any longer.
     state.consumer.release();
@@ -118,13 +122,14 @@ async function finish(state: DriveState): Promise<DriveResult> {
   const { record, crystals, gates, wire } = state;
   record.backpressure = state.consumer.record();
   await state.readLoom();
-  for (const [crystal, peak] of crystals.peakInFlight) record.concurrency[crystal] = peak;
+  for (const [lane, peak] of crystals.peakInFlight) record.concurrency[lane] = peak;
+  // Filed by lane: a crystal's own name, or the lane of a shared crystal whose script answered (drive/entity-lanes.ts).
   for (const q of crystals.queries) {
     // A query after the outcome (a summary, LOOP-4) is not one of the cast's turns: kept apart.
-    if (q.after_outcome !== undefined) (record.after_outcome[q.crystal] ??= []).push(q.request);
+    if (q.after_outcome !== undefined) (record.after_outcome[q.lane] ??= []).push(q.request);
     else {
-      (record.requests[q.crystal] ??= []).push(q.request);
-      (record.replies[q.crystal] ??= []).push(q.reply);
+      (record.requests[q.lane] ??= []).push(q.request);
+      (record.replies[q.lane] ??= []).push(q.reply);
     }
   }
   for (const entry of gates.log) (record.gates[entry.gate] ??= { calls: [] }).calls.push(entry);

@@ -11,8 +11,13 @@ import { jsonCopy } from '../values/index.ts';
 import { translateBuiltinCall, translateCode } from './builtin-arguments.ts';
 import type { OutcomeWatch } from './outcome-watch.ts';
 import type { ProviderStep, ServedReply } from '../crystal-server/index.ts';
+import { EntityLanes, firstUserText } from './entity-lanes.ts';
+
+export { firstUserText };
 
 export const DEFAULT_USAGE = { prompt: 10, completion: 5, cached: 0 } as const;
+/** Where requests to a shared crystal that carry no known intent are filed (`requests._unplaced`): INTENT-2 broken. */
+export const UNPLACED_LANE = '_unplaced';
 /** Upper bound on a scripted delay, so no case can hang on one (the case schema has the same bound). */
 export const MAX_STEP_DELAY_MS = 20_000;
 /**
@@ -27,6 +32,8 @@ export const AFTER_OUTCOME_REPLY = { content: 'Summary: the work so far is recor
 /** One recorded query: which crystal, what was sent, what came back, during which action. */
 export interface QueryRecord {
   crystal: string;
+  /** Whose script answered it: the crystal's name, or the lane of a shared crystal (drive/entity-lanes.ts). */
+  lane: string;
   request: CrystalRequest;
   reply: CrystalReply;
   action: number;
@@ -43,20 +50,14 @@ export interface CrystalFault {
   /** `skip`: the implementation offers no way to express a scripted step (a built-in option it does not take). */
   kind: 'fail' | 'error' | 'skip';
   message: string;
-  /** The rule the fault shows broken, when the fault itself says which (a query after done: LOOP-3). */
-  rule?: string;
+  /** The rules a `fail` breaks, when it is not the case's own (a request no entity's intent places: INTENT-2). */
+  rules?: string[];
 }
 
 /** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */
 function followsDone(request: CrystalRequest): boolean {
   const last = [...(request.messages ?? [])].reverse().find((m) => m.role === 'assistant');
   return (last?.tool_calls ?? []).some((t) => t.gate === 'done');
-}
-
-/** First user message text of a request, used to route `by_intent` scripts. */
-export function firstUserText(request: CrystalRequest): string | undefined {
-  const m = request.messages?.find((x) => x.role === 'user');
-  return typeof m?.content === 'string' ? m.content : undefined;
 }
 
 /** The estimate the harness uses against a declared context window (chars / 4 of the request JSON). */
@@ -83,14 +84,20 @@ export class MockCrystals {
     private readonly description: Pick<Description, 'sandbox' | 'builtins'>,
     private readonly wait: (ms: number) => Promise<void>,
     private readonly watch: OutcomeWatch,
+    private readonly lanes: EntityLanes = new EntityLanes({ crystals, act: [] }),
   ) {
     for (const [name, c] of Object.entries(crystals)) {
       this.scripts.set(name, [...(c.script ?? [])]);
       this.byIntent.set(name, Object.entries(c.by_intent ?? {}).map(([k, steps]) => [k, [...steps]]));
+      // The lanes of a shared crystal are scripted like crystals of their own; only the placement differs.
+      for (const [lane, l] of Object.entries(c.by_entity ?? {})) {
+        this.scripts.set(lane, [...(l.script ?? [])]);
+        this.byIntent.set(lane, Object.entries(l.by_intent ?? {}).map(([k, steps]) => [k, [...steps]]));
+      }
     }
   }
 
-  /** The most queries each crystal had in flight at once (COMP-3 shows concurrency with it). */
+  /** The most queries each crystal (each lane of a shared one) had in flight at once (COMP-3 shows concurrency with it). */
   readonly peakInFlight = new Map<string, number>();
   private readonly inFlight = new Map<string, number>();
   private readonly arrivals = new Map<string, Array<() => void>>();
@@ -117,14 +124,24 @@ export class MockCrystals {
 
   private async record(crystal: string, request: CrystalRequest): Promise<QueryRecord> {
     const intent = firstUserText(request);
-    const decided = this.watch.decided(crystal, intent);
+    const placed = this.lanes.place(crystal, request);
+    // From here on, a lane of a shared crystal is what a crystal of its own would be; a request no
+    // intent places is filed apart, so no entity's requests count it as theirs.
+    const lane = placed ?? UNPLACED_LANE;
+    const decided = placed === undefined ? undefined : this.watch.decided(lane, intent);
     // Recorded on arrival, so concurrent queries keep the order they were sent in.
-    const entry: QueryRecord = { crystal, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };
+    const entry: QueryRecord = { crystal, lane, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };
     this.queries.push(entry);
+    if (placed === undefined) {
+      const message = `a request to the shared crystal '${crystal}' carries no intent of the case's entities as its first user message (${JSON.stringify(intent ?? null)?.slice(0, 80)}): the harness cannot tell which entity asked`;
+      entry.reply = this.fault('fail', message, ['INTENT-2']);
+      return entry;
+    }
+    crystal = lane;
     if (decided !== undefined) {
       // One query after the outcome is a summary (LOOP-4); a second means the loop did not stop.
       if (this.watch.takeAfterOutcome(crystal, intent) > 1) {
-        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`, followsDone(request) ? 'LOOP-3' : undefined);
+        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`, followsDone(request) ? ['LOOP-3'] : undefined);
         return entry;
       }
       entry.reply = { ok: true, response: jsonCopy(AFTER_OUTCOME_REPLY) as CrystalResponse };
@@ -166,7 +183,8 @@ export class MockCrystals {
   }
 
   private async answer(crystal: string, request: CrystalRequest, index: number, entry: QueryRecord): Promise<CrystalReply> {
-    const declared = this.crystals[crystal];
+    // `crystal` is the lane by now; the crystal the implementation named holds the declaration.
+    const declared = this.crystals[entry.crystal];
     if (!declared) {
       return this.fault('fail', `the implementation queried crystal '${crystal}', which the case does not declare (request #${index})`);
     }
@@ -176,7 +194,7 @@ export class MockCrystals {
     const step = this.nextStep(crystal, request);
     if (!step) {
       // Queried after a reply that called done: the script ran out because the loop went on (LOOP-3).
-      if (followsDone(request)) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, 'LOOP-3');
+      if (followsDone(request)) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, ['LOOP-3']);
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
     }
     if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, AWAIT_CONCURRENT_MS);
@@ -259,8 +277,8 @@ export class MockCrystals {
     return `tc${this.nextToolCallId++}`;
   }
 
-  private fault(kind: CrystalFault['kind'], message: string, rule?: string): CrystalReply {
-    this.faults.push({ kind, message, ...(rule !== undefined && { rule }) });
+  private fault(kind: CrystalFault['kind'], message: string, rules?: string[]): CrystalReply {
+    this.faults.push({ kind, message, ...(rules && { rules }) });
     return { ok: false, error: { code: 'crystal_error', message } };
   }
 }

@@ -19,7 +19,8 @@
  */
 import type { WardSetup } from '../../schemas/adapter.ts';
 import type { ToolCall } from '../../schemas/records.ts';
-import type { LoadedCase, ScriptStep } from '../case-file/index.ts';
+import { scriptSteps, type LoadedCase, type ScriptStep } from '../case-file/index.ts';
+import { EntityLanes } from './entity-lanes.ts';
 import { refusalJudge, type VerdictOnCall } from './verifier-prediction.ts';
 
 /** What the watch needs to know about the case. */
@@ -34,9 +35,16 @@ export interface WatchedCase {
   refuses?: VerdictOnCall;
 }
 
+/**
+ * `childCrystals`: the crystals children query. A crystal scripted per entity (`by_entity`) is not one of
+ * them here: its lanes are, since the mock crystal hands the watch a lane of a shared crystal as if it
+ * were a crystal of its own (drive/entity-lanes.ts).
+ */
 export function watchedCase(c: LoadedCase, childCrystals: ReadonlySet<string>): WatchedCase {
+  const lanes = new EntityLanes(c);
+  childCrystals = new Set([...[...childCrystals].filter((k) => !lanes.isShared(k)), ...lanes.childLanes]);
   const childTurnCaps = new Map<string, number>();
-  const steps: ScriptStep[] = Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()]);
+  const steps: ScriptStep[] = scriptSteps(c);
   const note = (request: unknown): void => {
     if (request === null || typeof request !== 'object') return;
     const { intent, max_turns } = request as { intent?: unknown; max_turns?: unknown };

@@ -6,7 +6,7 @@
  * itself, never from how long it took on some machine. (Code-medium cases are not among them: their
  * sandbox computes, in a thread of its own.)
  */
-import type { LoadedCase } from '../case-file/index.ts';
+import { scriptSteps, type LoadedCase } from '../case-file/index.ts';
 import { testGateKind } from './test-gates.ts';
 
 export function scriptsAWait(c: LoadedCase): boolean {
@@ -14,7 +14,5 @@ export function scriptsAWait(c: LoadedCase): boolean {
   if (consumer && ('stall' in consumer || consumer.delay_ms > 0)) return true;
   const gates = c.setup.circle?.gates ?? [];
   if (gates.some((gate) => testGateKind(typeof gate === 'string' ? { name: gate } : gate) === 'delay' || (typeof gate === 'object' && (gate.delay_ms ?? 0) > 0))) return true;
-  return Object.values(c.crystals ?? {}).some((crystal) =>
-    [crystal.script ?? [], ...Object.values(crystal.by_intent ?? {})].some((steps) => steps.some((step) => (step.delay_ms ?? 0) > 0)),
-  );
+  return scriptSteps(c).some((step) => (step.delay_ms ?? 0) > 0);
 }

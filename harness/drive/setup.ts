@@ -4,13 +4,13 @@
  */
 import { join } from 'node:path';
 import type { CantripSetup, GateSetup } from '../../schemas/adapter.ts';
-import type { CaseCall, CaseGateObject, LoadedCase, TestGateKind } from '../case-file/index.ts';
+import { scriptSteps, type CaseCall, type CaseGateObject, type LoadedCase, type TestGateKind } from '../case-file/index.ts';
 import { testGateDefinition, testGateKind } from './test-gates.ts';
 
 export interface PreparedSetup {
   setup: CantripSetup;
   testGates: Map<string, CaseGateObject & { kind: TestGateKind }>;
-  /** For each crystal name, the system prompts its requests may lead with (CALL-2). */
+  /** For each crystal name (each lane of a shared crystal: drive/entity-lanes.ts), the system prompts its requests may lead with (CALL-2). */
   promptsByCrystal: Map<string, Set<string | null>>;
   /** Crystals that child entities use (the intent-first invariant is skipped for them). */
   childCrystals: Set<string>;
@@ -39,6 +39,8 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
     promptsByCrystal.set(crystal, set);
   };
   addPrompt(s.crystal, s.call);
+  /** Where a child's requests are filed: its crystal, or the lanes of that crystal when it is scripted per entity. */
+  const childLanes = (crystal: string): string[] => Object.keys(c.crystals?.[crystal]?.by_entity ?? {}).concat(c.crystals?.[crystal]?.by_entity ? [] : [crystal]);
   // A cantrip constructed on another crystal (the swap) speaks with the same call.
   for (const action of c.act) if ('construct' in action && action.construct.crystal !== undefined) addPrompt(action.construct.crystal, s.call);
   // So does a fork continued on another crystal (CALL-4: both branches share the call).
@@ -55,7 +57,7 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
         const crystal = gate.crystal ?? s.crystal;
         if (crystal !== undefined) childCrystals.add(crystal);
         // A child without its own call speaks with the parent's (spec 5.1).
-        addPrompt(crystal, gate.call ?? s.call);
+        if (crystal !== undefined) for (const lane of childLanes(crystal)) addPrompt(lane, gate.call ?? s.call);
         return { name: gate.name, ...(gate.crystal !== undefined && { crystal: gate.crystal }), ...(gate.call !== undefined && { call: gate.call }) };
       }
       if (gate.name === 'read' || gate.name === 'list_dir' || gate.name === 'write' || gate.name === 'delete') {
@@ -72,12 +74,12 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
     if (s.circle.child_limits !== undefined) setup.circle.child_limits = structuredClone(s.circle.child_limits);
   }
   // COMP-7: a call_entity request may give the child a prompt of its own; it may lead the child's requests too.
-  for (const step of Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()])) {
+  for (const step of scriptSteps(c)) {
     for (const call of step.tool_calls ?? []) {
       const entries = call.gate === 'call_entity' ? [call.args] : call.gate === 'call_entity_batch' ? ((call.args as { intents?: unknown[] } | undefined)?.intents ?? []) : [];
       for (const entry of entries) {
         const prompt = (entry as { system_prompt?: unknown } | undefined)?.system_prompt;
-        if (typeof prompt === 'string') for (const crystal of childCrystals) addPrompt(crystal, { system_prompt: prompt });
+        if (typeof prompt === 'string') for (const crystal of childCrystals) for (const lane of childLanes(crystal)) addPrompt(lane, { system_prompt: prompt });
       }
     }
   }

@@ -8,6 +8,7 @@ import type { DriveResult } from '../drive/index.ts';
 import { applyMatcher, matcherName } from './matchers.ts';
 import { parsePath } from '../case-file/index.ts';
 import { resolvePath, type HelperResolver } from './paths.ts';
+import { asSeen } from '../values/index.ts';
 
 export interface ExpectationResult {
   path: string;
@@ -91,9 +92,10 @@ export function ruleOfExpectation(e: Expectation, caseRules: readonly string[]):
 /** Checks each expectation; `caseRules` (the case's rules) gives an untagged expectation of a one-rule case its rule. */
 export function checkExpectations(expect: Expectation[], drive: DriveResult, caseRules: readonly string[] = []): ExpectationResult[] {
   return expect.map((e) => {
-    const { path, rule: _tag, ...rest } = e;
+    const { path, rule: _tag, as_seen: asSeenFirst, ...rest } = e;
     const matcher = rest as Matcher;
-    const actual = lookup(drive, path);
+    // `as_seen`: a stored gate result may be the text the entity was shown (harness/values/seen-as.ts).
+    const actual = asSeenFirst === true ? asSeen(resolvePath(drive.record, parsePath(path), loomHelpers(drive), true)) : lookup(drive, path);
     const verdict = applyMatcher(matcher, actual, (p) => lookup(drive, p));
     const name = matcherName(matcher);
     const expected = { [name]: (matcher as Record<string, unknown>)[name] };

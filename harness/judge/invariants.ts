@@ -6,7 +6,7 @@
 import type { Turn } from '../../schemas/records.ts';
 import { validate, formatProblems, type SchemaProblem, hasSchema } from '../../schemas/loader.ts';
 import { rulesForProblems, schemaCause } from './schema-rules.ts';
-import type { LoadedCase } from '../case-file/index.ts';
+import { scriptSteps, type LoadedCase } from '../case-file/index.ts';
 import type { DriveResult } from '../drive/index.ts';
 import { firstUserText } from '../drive/index.ts';
 
@@ -168,7 +168,7 @@ const terminalState: Check = (_c, d) => {
 /** LOOM-9: crystal turns record the usage the crystal reported. */
 const usageRecorded: Check = (c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
-  const steps = Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()]);
+  const steps = scriptSteps(c);
   if (steps.some((s) => s.usage && s.usage.prompt + s.usage.completion === 0)) return skip('the case scripts zero usage');
   if (d.queries.some((q) => q.after_outcome !== undefined)) return skip('a query after an outcome was answered with zero usage');
   // A turn cut off before the crystal answered (a failed or interrupted query) has no usage to record.
@@ -183,7 +183,7 @@ const usageRecorded: Check = (c, d) => {
 const callLeads: Check = (_c, d) => {
   let checked = 0;
   for (const [i, q] of d.queries.entries()) {
-    const prompts = d.prepared.promptsByCrystal.get(q.crystal);
+    const prompts = d.prepared.promptsByCrystal.get(q.lane);
     if (!prompts || ![...prompts].some((p) => p !== null)) continue;
     checked++;
     const first = q.request.messages?.[0];
@@ -200,8 +200,7 @@ const callLeads: Check = (_c, d) => {
  */
 function scriptedChildIntents(c: LoadedCase): Set<string> | undefined {
   const intents = new Set<string>();
-  const steps = Object.values(c.crystals ?? {}).flatMap((k) => [...(k.script ?? []), ...Object.values(k.by_intent ?? {}).flat()]);
-  for (const step of steps) {
+  for (const step of scriptSteps(c)) {
     if (Object.values(step.code ?? {}).some((source) => source.includes('call_entity'))) return undefined;
     for (const call of step.tool_calls ?? []) {
       const args = call.args as { intent?: unknown; intents?: { intent?: unknown }[] } | undefined;

@@ -11,6 +11,8 @@ const holds = (m: Matcher, actual: unknown, lookup: (p: string) => unknown = non
 const TABLE: [Matcher, unknown, unknown][] = [
   [{ equals: { a: [1, 2] } }, { a: [1, 2] }, { a: [2, 1] }],
   [{ not_equals: 'x' }, 'y', 'x'],
+  // A stored result kept as the text the entity saw: "1" is 1 as seen, "2" is not.
+  [{ seen_as: [1, 'a'] }, ['1', 'a'], ['2', 'a']],
   [{ like: { ok: false, error: { name: 'E' } } }, { ok: false, error: { name: 'E', message: 'm' }, gate: 'g' }, { ok: true }],
   [{ contains: { role: 'tool' } }, [{ role: 'user' }, { role: 'tool', content: 'x' }], [{ role: 'user' }]],
   [{ not_contains: 'late' }, ['early'], ['early', 'late']],
@@ -40,6 +42,18 @@ describe('matchers', () => {
     const lookup = (p: string): unknown => (p === 'failures.first' ? { message: 'm' } : undefined);
     expect(holds({ any_of: [{ equals: 'x' }, { path: 'failures.first', present: true }] }, undefined, lookup)).toBe(true);
     expect(holds({ any_of: [{ equals: 'x' }, { path: 'failures.other', present: true }] }, undefined, lookup)).toBe(false);
+  });
+
+  it('seen_as: the value or JSON text rendering it passes; other text, another value or the wrong shape fails', () => {
+    expect(holds({ seen_as: 42 }, 42)).toBe(true);
+    expect(holds({ seen_as: 42 }, '42')).toBe(true);
+    expect(holds({ seen_as: ['S', 'M', 'F'] }, '["S","M","F"]')).toBe(true);
+    expect(holds({ seen_as: { rows: 3 } }, '{\n  "rows": 3\n}')).toBe(true);
+    expect(holds({ seen_as: 'kept' }, 'kept')).toBe(true);
+    expect(holds({ seen_as: 'kept' }, 'kept!')).toBe(false);
+    expect(holds({ seen_as: 42 }, '43')).toBe(false);
+    expect(holds({ seen_as: ['S', 'M', 'F'] }, '["S","F","M"]')).toBe(false);
+    expect(holds({ seen_as: 42 }, undefined)).toBe(false);
   });
 
   it('the table covers every matcher', () => {
@@ -108,5 +122,16 @@ describe('paths', () => {
     for (const bad of ['nowhere.x', 'outcomes..x', 'outcomes[x', 'outcomes.first.cast(x)', 'loom.fold(x)', 'outcomes[a b]']) {
       expect(() => parsePath(bad), bad).toThrow(PathError);
     }
+  });
+});
+
+describe('as_seen (issue 21, class 3)', () => {
+  it('reads a stored result kept as rendered text before the matcher, stepping into it; other values still fail', async () => {
+    const { asSeen } = await import('../values/index.ts');
+    expect(holds({ length: 3 }, asSeen('["S","M","F"]'))).toBe(true);
+    expect(holds({ length: 3 }, asSeen('["S","M"]'))).toBe(false);
+    const record = { r: '[{"error":"x"},"two"]' };
+    expect(resolvePath({ outcomes: record }, parsePath('outcomes.r[1]'), () => undefined, true)).toBe('two');
+    expect(resolvePath({ outcomes: record }, parsePath('outcomes.r[1]'), () => undefined)).toBeUndefined();
   });
 });

@@ -70,7 +70,8 @@ describe('turn: each requirement goes to the rule that makes it', () => {
     ['LOOM-7: terminated and truncated both set', (t: Record<string, unknown>) => Object.assign(t, { truncated: true, truncation_cause: 'max_turns' }), ['LOOM-7'], '§6.1'],
     ['LOOM-7: a cause on a turn that is not truncated', (t: Record<string, unknown>) => (t.truncation_cause = 'max_turns'), ['LOOM-7'], '§6.1'],
     ['COMP-9: a truncation without a cause', (t: Record<string, unknown>) => Object.assign(t, { terminated: false, truncated: true }), ['COMP-9'], '§5.1'],
-    ['CIRCLE-4, CIRCLE-7: a gate record without tool_call_id', (t: Record<string, unknown>) => delete gateCall(t).tool_call_id, ['CIRCLE-4', 'CIRCLE-7'], '§4.3'],
+    // The id is optional in a stored record (issue 21), but one that is there must be a text.
+    ['CIRCLE-4, CIRCLE-7: a gate record whose tool_call_id is not a text', (t: Record<string, unknown>) => (gateCall(t).tool_call_id = 5), ['CIRCLE-4', 'CIRCLE-7'], '§4.3'],
     ['CIRCLE-4, CIRCLE-7: a gate record without the gate name', (t: Record<string, unknown>) => delete gateCall(t).gate, ['CIRCLE-4', 'CIRCLE-7'], '§4.3'],
     ['CIRCLE-4, CIRCLE-5: a gate record without ok', (t: Record<string, unknown>) => delete gateCall(t).ok, ['CIRCLE-4', 'CIRCLE-5'], '§4.3'],
     ['CIRCLE-5: a failed gate call without an error (and with a result)', (t: Record<string, unknown>) => (gateCall(t).ok = false), ['CIRCLE-5'], '§4.3'],
@@ -82,7 +83,8 @@ describe('turn: each requirement goes to the rule that makes it', () => {
     ['CALL-3: gate definitions stored in the call', (t: Record<string, unknown>) => Object.assign(t, { role: 'call', terminated: false, call: { system_prompt: null, hyperparameters: {}, tools: [] } }), ['CALL-3'], '§3.1'],
     ['CALL-4: a call record without hyperparameters', (t: Record<string, unknown>) => Object.assign(t, { role: 'call', terminated: false, call: { system_prompt: null } }), ['CALL-4'], '§3.4'],
     ['LOOM-4: an unknown fork strategy', (t: Record<string, unknown>) => (t.fork = { strategy: 'clone' }), ['LOOM-4'], '§6.6'],
-    ['LOOM-5: a fold turn without its range', (t: Record<string, unknown>) => Object.assign(t, { role: 'fold', terminated: false }), ['LOOM-5'], '§6.8'],
+    // The range is optional (the spec's Turn has none), but one that is there must be sequences.
+    ['LOOM-5: a fold turn with a malformed range', (t: Record<string, unknown>) => Object.assign(t, { role: 'fold', terminated: false, fold: { from_sequence: 'a', to_sequence: 1 } }), ['LOOM-5'], '§6.8'],
     ['§6.1: an unknown role', (t: Record<string, unknown>) => (t.role = 'tool'), [], '§6.1'],
     ['§6.1: a crystal turn with sequence 0', (t: Record<string, unknown>) => (t.sequence = 0), [], '§6.1'],
     ['§6.1: a crystal turn without an entity', (t: Record<string, unknown>) => (t.entity_id = null), [], '§6.1'],
@@ -100,8 +102,8 @@ describe('turn: each requirement goes to the rule that makes it', () => {
   });
 
   it('LOOM-2 and LOOM-9 are no longer blamed for a gate record problem', () => {
-    const problems = problemsOf('turn', turnWith((t) => delete gateCall(t).tool_call_id));
-    expect(problems).toEqual([expect.objectContaining({ pointer: '/gate_calls/0/tool_call_id', keyword: 'required' })]);
+    const problems = problemsOf('turn', turnWith((t) => (gateCall(t).tool_call_id = 5)));
+    expect(problems).toEqual([expect.objectContaining({ pointer: '/gate_calls/0/tool_call_id', keyword: 'type' })]);
     const one = rulesForProblem('turn', problems[0]!);
     expect(one).toEqual({ rules: ['CIRCLE-4', 'CIRCLE-7'], section: '§4.3' });
     expect(one.rules).not.toContain('LOOM-2');
@@ -112,7 +114,7 @@ describe('turn: each requirement goes to the rule that makes it', () => {
     const problems = problemsOf('turn', turnWith((t) => {
       delete t.parent_id;
       delete (t.metadata as Record<string, unknown>).duration_ms;
-      delete gateCall(t).tool_call_id;
+      gateCall(t).tool_call_id = 5;
     }));
     expect(rulesForProblems('turn', problems)).toEqual({ rules: ['CIRCLE-4', 'CIRCLE-7', 'LOOM-2', 'LOOM-9'], sections: ['§6.1', '§4.3'] });
   });
@@ -151,7 +153,7 @@ describe('crystal-request: messages, tool calls and tools', () => {
 
 describe('other record schemas', () => {
   it('gate-call-record on its own maps like the records inside a turn', () => {
-    const problems = problemsOf('gate-call-record', { gate: 'read', ok: false });
+    const problems = problemsOf('gate-call-record', { tool_call_id: 7, gate: 'read', ok: false });
     expect(rulesForProblems('gate-call-record', problems)).toEqual({ rules: ['CIRCLE-4', 'CIRCLE-5', 'CIRCLE-7'], sections: ['§4.3'] });
   });
 
@@ -184,12 +186,12 @@ describe('cause keys', () => {
   it('array indices become *, so the same field in any turn or gate call gives one key', () => {
     expect(normalisePointer('/gate_calls/12/tool_call_id')).toBe('/gate_calls/*/tool_call_id');
     expect(normalisePointer('/')).toBe('/');
-    const a = problemsOf('turn', turnWith((t) => delete (t.gate_calls as Record<string, unknown>[])[0]!.tool_call_id));
+    const a = problemsOf('turn', turnWith((t) => ((t.gate_calls as Record<string, unknown>[])[0]!.tool_call_id = 5)));
     const b = problemsOf('turn', turnWith((t) => {
       t.id = 'another-id';
-      t.gate_calls = [{ tool_call_id: 'x', gate: 'echo', ok: true }, { gate: 'done', ok: true }];
+      t.gate_calls = [{ tool_call_id: 'x', gate: 'echo', ok: true }, { tool_call_id: 9, gate: 'done', ok: true }];
     }));
-    expect(schemaCause('turn', a)).toBe('turn:/gate_calls/*/tool_call_id [required]');
+    expect(schemaCause('turn', a)).toBe('turn:/gate_calls/*/tool_call_id [type]');
     expect(schemaCause('turn', b)).toBe(schemaCause('turn', a));
   });
 
@@ -210,7 +212,7 @@ describe('cause keys', () => {
   it('problems written by formatProblems are read back with their keywords', () => {
     const problems = problemsOf('turn', turnWith((t) => {
       Object.assign(t, { truncated: true, truncation_cause: 'max_turns' });
-      delete (t.gate_calls as Record<string, unknown>[])[0]!.tool_call_id;
+      (t.gate_calls as Record<string, unknown>[])[0]!.tool_call_id = 5;
       (t.metadata as Record<string, unknown>).tokens_prompt = -1;
       t.fork = { strategy: 'clone' };
     }));

@@ -5,7 +5,7 @@
  */
 import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { OPTIONAL_WARDS } from '../../schemas/adapter.ts';
-import type { LoadedCase } from '../case-file/index.ts';
+import { scriptSteps, withSetupNeeds, type LoadedCase } from '../case-file/index.ts';
 
 export interface PlannedCase {
   case: LoadedCase;
@@ -42,10 +42,7 @@ export function selects(c: LoadedCase, terms: readonly string[]): boolean {
 /** Languages of the code utterances a case scripts. */
 export function codeLanguages(c: LoadedCase): Set<string> {
   const languages = new Set<string>();
-  for (const crystal of Object.values(c.crystals ?? {})) {
-    const steps = [...(crystal.script ?? []), ...Object.values(crystal.by_intent ?? {}).flat()];
-    for (const step of steps) for (const lang of Object.keys(step.code ?? {})) languages.add(lang);
-  }
+  for (const step of scriptSteps(c)) for (const lang of Object.keys(step.code ?? {})) languages.add(lang);
   return languages;
 }
 
@@ -53,11 +50,6 @@ export function codeLanguages(c: LoadedCase): Set<string> {
 export function optionalWards(c: LoadedCase): string[] {
   const wards = c.setup.circle?.wards ?? {};
   return OPTIONAL_WARDS.filter((w) => wards[w] !== undefined);
-}
-
-/** Whether a case asks `invoke` for a caller-chosen entity id (ENTITY-2: offering it is optional). */
-function choosesEntityIds(c: LoadedCase): boolean {
-  return c.act.some((a) => 'invoke' in a && typeof (a.invoke as { entity_id?: unknown }).entity_id === 'string');
 }
 
 export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = [], transport: CrystalTransport = 'callback'): PlannedCase[] {
@@ -77,10 +69,8 @@ export function planCases(cases: readonly LoadedCase[], description: Description
           return { case: c, skip: `the case is about the ${c.transports.join(' or ')} transport, ${why}` };
         }
       }
-      const missing = (c.requires ?? []).filter((f) => !features.has(f));
-      if (choosesEntityIds(c) && !features.has('caller-entity-id')) missing.push('caller-entity-id');
-      // A restart needs a durable loom, whether or not the case lists the feature.
-      if (c.act.some((a) => 'reopen' in a) && !features.has('persistence') && !missing.includes('persistence')) missing.push('persistence');
+      // What the setup uses counts whether or not the case lists it (a case built in code never went through the loader).
+      const missing = withSetupNeeds(c).filter((f) => !features.has(f));
       if (missing.length > 0) return { case: c, skip: `feature not declared: ${missing.join(', ')}` };
       const wards = new Set<string>(description.wards ?? []);
       const undeclared = optionalWards(c).filter((w) => !wards.has(w));

@@ -1,6 +1,6 @@
 /**
  * Writes a planned composition scenario in the tests.yaml vocabulary: the parent's circle and script,
- * one `by_intent` list per child on the `child` crystal, and one cast. Driven during a property run
+ * one `by_intent` list per child in the `child` lane of the parent's crystal (children share it), and one cast. Driven during a property run
  * and printed as the reproducer, like `build-case.ts` does for conversation scenarios. The parent sets
  * `max_depth` itself (a ward that comes with the `composition` feature), so nothing rests on the
  * implementation's default depth.
@@ -9,12 +9,13 @@ import type { Case, CaseGate, Expectation, LoadedCase } from '../case-file/index
 import { CRYSTAL, GENERATED_FILE, type CaseHeader } from './build-case.ts';
 import { PARENT_INTENT, PARENT_MAX_DEPTH, type CompositionPlan } from './composition-model.ts';
 
-/** The crystal every child queries (named by both delegation gates). */
+/** The lane of the parent's crystal that every child's requests are placed in (requests.child). */
 export const CHILD_CRYSTAL = 'child';
 
 /** The case for a composition plan, with the given header and expectations. */
 export function buildCompositionCase(plan: CompositionPlan, header: CaseHeader, expect: Expectation[]): LoadedCase {
-  const gates: CaseGate[] = ['done', ...plan.parentGates, { name: 'call_entity', crystal: CHILD_CRYSTAL }, { name: 'call_entity_batch', crystal: CHILD_CRYSTAL }];
+  // Children on the parent's crystal (spec 5.1; another crystal is COMP-7's MAY), scripted in a lane of their own.
+  const gates: CaseGate[] = ['done', ...plan.parentGates, 'call_entity', 'call_entity_batch'];
   const byIntent = Object.fromEntries(plan.children.filter((c) => c.script.length > 0).map((c) => [c.intent, c.script]));
   const c: Case = {
     id: header.id,
@@ -28,7 +29,7 @@ export function buildCompositionCase(plan: CompositionPlan, header: CaseHeader, 
       circle: { medium: 'conversation', gates, wards: { max_turns: plan.scenario.max_turns, max_depth: PARENT_MAX_DEPTH } },
       require_done: false,
     },
-    crystals: { [CRYSTAL]: { script: plan.parentScript }, [CHILD_CRYSTAL]: Object.keys(byIntent).length > 0 ? { by_intent: byIntent } : { script: [] } },
+    crystals: { [CRYSTAL]: { script: plan.parentScript, by_entity: { [CHILD_CRYSTAL]: Object.keys(byIntent).length > 0 ? { by_intent: byIntent } : { script: [] } } } },
     act: [{ cast: { intent: PARENT_INTENT, as: 'first' } }],
     expect,
   };

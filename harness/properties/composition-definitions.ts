@@ -25,6 +25,8 @@ import type { PropertyDefinition } from './definitions.ts';
 import { BUILT, none, tagged, x } from './property-helpers.ts';
 
 const requests = `requests.${CHILD_CRYSTAL}`;
+/** A gate result read as the entity saw it: a loom may keep the rendered text (docs/OPEN-CHOICES.md, choice 22). */
+const seen = (e: Expectation): Expectation => ({ ...e, as_seen: true });
 const parentTurns = 'loom.cast(first)';
 const spawnTurn = (p: CompositionPlan): string => `${parentTurns}[${p.spawnTurn}]`;
 const spawnRecord = (p: CompositionPlan): string => `${spawnTurn(p)}.gate_calls[0]`;
@@ -44,6 +46,8 @@ const routed = (p: CompositionPlan): Expectation[] => [x(`${requests}[*].message
  * Unlike `routed` it also holds when no child ran at all.
  */
 const servedOnly = x(`replies.${CHILD_CRYSTAL}[ok=false][0]`, { absent: true });
+/** Every request was placed by its intent (none filed as `_unplaced`, drive/mock-crystal.ts): a child that loses its intent is INTENT-2's business. */
+const allPlaced = x('requests._unplaced', { absent: true });
 /** The children's gates are presented as tool definitions (CIRCLE-11 also allows documenting them in the prompt). */
 const toolsShown = x(`${requests}[*].tools[0]`, { every: { present: true } });
 /**
@@ -159,7 +163,7 @@ const childTurnCap: PropertyDefinition<CompositionPlan> = {
     // Queries, and turns: a query past the cap may be answered as a summary request (kept out of
     // `requests`), so a child that takes one more turn than its cap shows in the loom.
     const checks = [x(requests, { length: childTurns }), x('loom.turns[role=crystal]', { length: p.parentTurns + childTurns })];
-    return { checks, assumes: [BUILT, ...routed(p), ...eachRan(p), servedOnly, noDoneRefused, summariesOnly(p), x(parentTurns, { length: p.parentTurns })] };
+    return { checks, assumes: [BUILT, ...routed(p), ...eachRan(p), servedOnly, allPlaced, noDoneRefused, summariesOnly(p), x(parentTurns, { length: p.parentTurns })] };
   },
 };
 
@@ -190,17 +194,17 @@ const childFailureReturns: PropertyDefinition<CompositionPlan> = {
     const checks = tagged(['COMP-8'], x(`${parentTurns}[${p.parentTurns - 1}]`, { present: true }));
     if (p.gate === 'call_entity') {
       const [kid] = p.children;
-      if (kid?.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), x(`${at}.result`, { equals: kid.answer.value })));
+      if (kid?.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seen(x(`${at}.result`, { equals: kid.answer.value }))));
       if (kid?.answer.kind === 'failed') checks.push(...tagged(['COMP-8'], x(`${at}.ok`, { equals: false })));
     } else if (p.children.every((c) => c.answer.kind === 'answer')) {
       // Every child called done: the call hands back an entry per child holding every answer (COMP-2).
       // With a failed child, COMP-8 asks only that its error reach the parent and the parent go on
       // (checked above): whether the batch call itself then succeeds with an error entry or fails
       // carrying the error is the implementation's choice, so its record is not checked.
-      checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), x(`${at}.result`, { length: p.children.length })));
-      for (const c of p.children) if (c.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.result`, { contains: c.answer.value })));
+      checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seen(x(`${at}.result`, { length: p.children.length }))));
+      for (const c of p.children) if (c.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], seen(x(`${at}.result`, { contains: c.answer.value }))));
     }
-    return { checks, assumes: [BUILT, servedOnly, noDoneRefused, notCutShort(p), summariesOnly(p)] };
+    return { checks, assumes: [BUILT, servedOnly, allPlaced, noDoneRefused, notCutShort(p), summariesOnly(p)] };
   },
 };
 
@@ -222,11 +226,11 @@ const batchInRequestOrder: PropertyDefinition<CompositionPlan> = {
     const at = `${spawnRecord(p)}.result`;
     const checks: Expectation[] = [];
     p.children.forEach((c, k) => {
-      if (c.answer.kind === 'answer') checks.push(x(`${at}[${k}]`, { equals: c.answer.value }));
+      if (c.answer.kind === 'answer') checks.push(seen(x(`${at}[${k}]`, { equals: c.answer.value })));
     });
     if (checks.length === 0) return none;
     // Slots are read only from a batch call that succeeded: with a failed child it may fail as a whole (COMP-8).
-    return { checks, assumes: [BUILT, servedOnly, noDoneRefused, notCutShort(p), summariesOnly(p), x(`${spawnRecord(p)}.ok`, { equals: true }), ...childFailureReturns.expectations(p).checks] };
+    return { checks, assumes: [BUILT, servedOnly, allPlaced, noDoneRefused, notCutShort(p), summariesOnly(p), x(`${spawnRecord(p)}.ok`, { equals: true }), ...childFailureReturns.expectations(p).checks] };
   },
 };
 
@@ -255,7 +259,7 @@ const childSubtree: PropertyDefinition<CompositionPlan> = {
     const counts = new Set(p.children.map((c) => c.turns));
     const [only] = [...counts];
     if (counted(p) && counts.size === 1 && only !== undefined) checks.push(x(`${spawned}[*].turns`, { every: { length: only } }));
-    const assumes = [BUILT, someRan, ...routed(p), ...eachRan(p), servedOnly, noDoneRefused, summariesOnly(p), x(parentTurns, { length: p.parentTurns }), ...childTurnCap.expectations(p).checks];
+    const assumes = [BUILT, someRan, ...routed(p), ...eachRan(p), servedOnly, allPlaced, noDoneRefused, summariesOnly(p), x(parentTurns, { length: p.parentTurns }), ...childTurnCap.expectations(p).checks];
     return { checks, assumes };
   },
 };

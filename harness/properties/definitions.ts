@@ -216,9 +216,11 @@ const gateRecords: PropertyDefinition = {
           const at = `${turnsOf(run)}[${k}].gate_calls`;
           // CIRCLE-7: one entry per call, in call order, linked to its call; whether a failure reads as
           // one is CIRCLE-5's, so the `ok` of a failing gate is left to the second check.
-          const entries = turn.records.map(({ ok, ...r }) => (ok ? { ...r, ok } : r));
+          // The stored record need not carry the call's id (issue 21, docs/OPEN-CHOICES.md choice 22): the
+          // position in call order is what links it here, and the requests link results to calls by id.
+          const entries = turn.records.map(({ ok, tool_call_id: _id, ...r }) => (ok ? { ...r, ok } : r));
           const order = turn.allCallsRun ? [x(at, { like: entries })] : entries.map((r, j) => x(`${at}[${j}]`, { like: r }));
-          const failures = turn.records.filter((r) => !r.ok).map((r) => x(`${at}[tool_call_id=${r.tool_call_id}][0].ok`, { equals: false }));
+          const failures = turn.records.flatMap((r, j) => (r.ok ? [] : [x(`${at}[${j}].ok`, { equals: false })]));
           return [...tagged(['CIRCLE-7'], ...order), ...tagged(['CIRCLE-5'], ...failures)];
         }),
       true,

@@ -62,7 +62,8 @@ const uniqueIds: PropertyDefinition<IdPlan> = {
     if (!plan.repeated) {
       return {
         assumes: [BUILT],
-        checks: [x('loom.cast(first)[0].gate_calls[*].tool_call_id', { equals: plan.ids }), x('gate_log', { length: plan.ids.length })],
+        // Each call ran under its id: the next request answers them by id (the stored record need not carry it, OPEN-CHOICES 22).
+        checks: [x(`requests.${CRYSTAL}[1].messages[role=tool][*].tool_call_id`, { equals: plan.ids }), x('gate_log[*].tool_call_id', { equals: plan.ids })],
       };
     }
     return {

@@ -59,8 +59,12 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: s
   'child-throw-read-as-no-answer': { cases: ['comp8-child-that-throws-returns-an-error-to-the-parent'], rules: ['COMP-8'] },
 };
 
-/** Optional lineage features (issue 14) the variant does not declare: their cases are skipped on it with the reason. */
-const UNDECLARED_LINEAGE = ['verifier-wards', 'overlay-file-gates', 'child-circle-wards', 'bounded-events'];
+/**
+ * Optional features the variant does not declare, so their cases are skipped on it with the reason: the
+ * lineage features (issue 14), and COMP-7's other crystal or call for children (issue 21: its children
+ * always use the parent's, and every other composition case runs on that shared crystal).
+ */
+const UNDECLARED_LINEAGE = ['verifier-wards', 'overlay-file-gates', 'child-circle-wards', 'bounded-events', 'child-crystal', 'child-call'];
 /** Cases about delegation in a conversation circle: the variant declares composition, so all of them must run and pass (or be skipped for a ward it does not declare). */
 const isConversationComposition = (c: { requires: string[] }): boolean =>
   c.requires.includes('composition') && !c.requires.includes('code-medium') && !c.requires.some((f) => UNDECLARED_LINEAGE.includes(f));

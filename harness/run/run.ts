@@ -320,8 +320,9 @@ function base(c: LoadedCase, status: CaseStatus, duration: number, reason?: stri
  * case's rules for an expectation that names none, in an untagged case file); a problem tied to no rule
  * and no failed expectation (a turn reference found nothing) fails the case under the case's rules.
  */
-export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], faults: readonly { rule?: string }[]): string[] {
-  const named = faults.flatMap((f) => (f.rule === undefined ? [] : [f.rule]));
+export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], faults: readonly { rules?: string[] }[]): string[] {
+  // A fault that names the rule it breaks (a query after done: LOOP-3; a request no entity's intent places: INTENT-2) is the case's failure; what follows from it are symptoms.
+  const named = faults.flatMap((f) => f.rules ?? []);
   if (named.length > 0) return [...new Set(named)];
   const rules = new Set<string>();
   for (const f of failures) for (const r of f.rule === undefined ? c.rules : [f.rule]) rules.add(r);

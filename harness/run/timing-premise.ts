@@ -14,7 +14,7 @@
  * evidence either way about the rules.
  * A run that went off script before the premise (a fault of the drive) is judged as it went.
  */
-import type { CaseCrystal, LoadedCase, ScriptStep } from '../case-file/index.ts';
+import type { CaseCrystal, EntityLane, LoadedCase, ScriptStep } from '../case-file/index.ts';
 import { checkExpectations } from '../judge/index.ts';
 import type { DriveResult } from '../drive/index.ts';
 
@@ -39,6 +39,8 @@ export function withTimesScaled(c: LoadedCase, factor: number, defaultTimeoutMs:
     ...declared,
     ...(declared.script && { script: steps(declared.script) }),
     ...(declared.by_intent && { by_intent: Object.fromEntries(Object.entries(declared.by_intent).map(([intent, list]) => [intent, steps(list)])) }),
+    // The lanes of a shared crystal hold steps too.
+    ...(declared.by_entity && { by_entity: Object.fromEntries(Object.entries(declared.by_entity).map(([lane, l]) => [lane, crystal(l) as EntityLane])) }),
   });
   return {
     ...c,

@@ -1,3 +1,4 @@
 /** Plain-data helpers every stage may use: JSON equality and the cause a message states. */
 export { normaliseText } from './cause-text.ts';
 export { deepEqual, isType, jsonCopy, jsonType, like } from './equality.ts';
+export { asSeen, sameAsSeen } from './seen-as.ts';
