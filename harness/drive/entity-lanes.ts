@@ -6,8 +6,10 @@
  * that is how a request is placed: by the latest user message that carries a known intent, in the lane
  * whose intent it is, else with the actions' entities when it is an action's intent. Where several
  * intents fit one message, the longest wins (a child's intent may be part of its parent's). A request
- * whose user messages carry no known intent cannot be placed: that is INTENT-2 broken, and the mock
- * crystal fails the case under that rule.
+ * whose user messages carry no intent the case gives anywhere cannot be placed: that is INTENT-2
+ * broken, and the mock crystal fails the case under that rule. One that carries an intent the case
+ * delegates but scripts no lane for came from an entity the case did not expect (a child a ward or
+ * depth limit should have refused): unscripted, judged by the case's own expectations, not INTENT-2.
  */
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { delegatedIntents, type LoadedCase } from '../case-file/index.ts';
@@ -29,6 +31,8 @@ export class EntityLanes {
   private readonly actionIntents: string[];
   /** Whether an action runs an entity without a text intent, whose requests can only be placed by elimination. */
   private readonly actionWithoutIntent: boolean;
+  /** Every intent the case gives: its actions' and those its scripts delegate to children. */
+  private readonly knownIntents: string[];
 
   constructor(c: Pick<LoadedCase, 'crystals' | 'act'>) {
     const delegated = delegatedIntents(c);
@@ -39,6 +43,7 @@ export class EntityLanes {
     }
     const bodies = c.act.map((a) => ('cast' in a ? a.cast : 'send' in a ? a.send : 'fork' in a ? a.fork : undefined));
     this.actionIntents = bodies.flatMap((b) => (typeof b?.intent === 'string' ? [b.intent] : []));
+    this.knownIntents = [...this.actionIntents, ...delegated];
     this.actionWithoutIntent = c.act.some((a) => ('cast' in a && typeof a.cast.intent !== 'string') || ('send' in a && typeof a.send.intent !== 'string'));
   }
 
@@ -75,5 +80,11 @@ export class EntityLanes {
       if (best) return (best as { lane: string }).lane;
     }
     return this.actionWithoutIntent ? crystal : undefined;
+  }
+
+  /** Whether any user message of the request carries an intent the case gives (placed or not). */
+  carriesKnownIntent(request: CrystalRequest): boolean {
+    const texts = (request.messages ?? []).flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+    return texts.some((text) => this.knownIntents.some((intent) => text.includes(intent)));
   }
 }

@@ -133,8 +133,12 @@ export class MockCrystals {
     const entry: QueryRecord = { crystal, lane, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };
     this.queries.push(entry);
     if (placed === undefined) {
-      const message = `a request to the shared crystal '${crystal}' carries no intent of the case's entities as its first user message (${JSON.stringify(intent ?? null)?.slice(0, 80)}): the harness cannot tell which entity asked`;
-      entry.reply = this.fault('fail', message, ['INTENT-2']);
+      // No intent at all is INTENT-2 broken; a delegated intent with no lane is an entity the case did not expect.
+      const known = this.lanes.carriesKnownIntent(request);
+      const message = known
+        ? `a request to the shared crystal '${crystal}' comes from an entity the case scripts no lane for (${JSON.stringify(intent ?? null)?.slice(0, 80)}): the run left the case's script`
+        : `a request to the shared crystal '${crystal}' carries no intent of the case's entities as its first user message (${JSON.stringify(intent ?? null)?.slice(0, 80)}): the harness cannot tell which entity asked`;
+      entry.reply = this.fault('fail', message, known ? undefined : ['INTENT-2']);
       return entry;
     }
     crystal = lane;

@@ -17,7 +17,7 @@ import { ambientChecks } from '../report/ambient-checks.ts';
  * listed here so that a change either way shows).
  */
 const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: string[] }> = {
-  'ignores-done': { cases: ['done-ends-cast-with-answer', 'loop3-done-first-of-three-calls'], rules: ['LOOP-3', 'CIRCLE-8'], overreach: ['CALL-1', 'CALL-4', 'CANTRIP-2', 'COMP-8', 'ENTITY-1', 'ENTITY-5', 'LOOM-10', 'LOOM-12', 'LOOM-2', 'LOOM-3', 'LOOM-4', 'LOOM-7', 'LOOP-4', 'WARD-1'] },
+  'ignores-done': { cases: ['done-ends-cast-with-answer', 'loop3-done-first-of-three-calls'], rules: ['LOOP-3', 'CIRCLE-8'], overreach: ['CALL-1', 'CALL-4', 'CANTRIP-2', 'COMP-8', 'CRYSTAL-1', 'ENTITY-1', 'ENTITY-5', 'LOOM-10', 'LOOM-12', 'LOOM-2', 'LOOM-3', 'LOOM-4', 'LOOM-7', 'LOOP-1', 'LOOP-4', 'WARD-1'] },
   'swallows-gate-errors': { cases: ['gate-failure-returns-as-observation', 'circle5-failure-then-recovery'], rules: ['CIRCLE-5'] },
   // One turn past the cap is the circle not enforcing its ward (CIRCLE-6), for children too (WARD-1).
   'off-by-one-max-turns': { cases: ['max-turns-truncates-the-cast', 'truncated-cast-gets-a-summary', 'ward1-child-turn-cap-is-the-smaller'], rules: ['LOOP-4', 'CIRCLE-6', 'WARD-1'], overreach: ['CANTRIP-2', 'ENTITY-4', 'ENTITY-5', 'LOOM-10', 'LOOM-7', 'LOOP-2', 'LOOP-6'] },
@@ -33,18 +33,18 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: s
   // without a ward accepted is also a configuration that cannot end accepted (LOOP-2).
   'no-construction-validation': { cases: ['construct-without-done-gate-refused', 'construct-without-truncation-ward-refused'], rules: ['CANTRIP-3', 'CIRCLE-1', 'CIRCLE-2', 'LOOP-2'] },
   // The reused entity's requests lead with the first cast's intent (INTENT-2), and its ids are shared (ENTITY-2).
-  'shared-state-between-casts': { cases: ['casts-of-one-cantrip-are-independent'], rules: ['CANTRIP-2', 'ENTITY-2', 'INTENT-2'], overreach: ['ENTITY-4', 'LOOM-10', 'LOOP-3', 'PROD-3'] },
+  'shared-state-between-casts': { cases: ['casts-of-one-cantrip-are-independent'], rules: ['CANTRIP-2', 'ENTITY-2', 'INTENT-2'], overreach: ['CRYSTAL-1', 'ENTITY-4', 'LOOM-10', 'LOOM-4', 'LOOP-3', 'PROD-3'] },
   // The copied history holds the parent's call_entity call, unanswered in the child's context (CIRCLE-4, CIRCLE-7), and leads with the parent's intent (INTENT-2).
   'child-inherits-parent-history': { cases: ['comp4-child-history-stays-out-of-parent', 'child-starts-without-parent-history'], rules: ['COMP-4', 'INTENT-2', 'CIRCLE-4', 'CIRCLE-7'], overreach: ['COMP-3', 'COMP-6', 'COMP-8', 'COMP-9', 'LOOM-8', 'WARD-1'] },
   'batch-results-in-completion-order': { cases: ['comp3-batch-results-in-request-order'], rules: ['COMP-3'] },
   'child-gets-every-parent-gate': { cases: ['comp1-child-offered-only-requested-gates', 'comp1-gate-parent-lacks-not-granted'], rules: ['COMP-1'] },
-  'child-data-before-intent': { cases: ['comp4-child-with-context-sees-its-intent-first'], rules: ['INTENT-2'] },
-  'forcing-not-simulated': { cases: ['crystal5-required-tool-use-simulated-for-a-crystal-that-cannot-force'], rules: ['CRYSTAL-5'] },
+  'child-data-before-intent': { cases: ['comp4-child-with-context-sees-its-intent-first'], rules: ['INTENT-2'], overreach: ['COMP-4'] },
+  'forcing-not-simulated': { cases: ['crystal5-required-tool-use-simulated-for-a-crystal-that-cannot-force'], rules: ['CRYSTAL-5'], overreach: ['CRYSTAL-1'] },
   'child-escapes-token-budget': { cases: ['ward1-child-token-budget-no-looser-than-parent'], rules: ['WARD-1'] },
   'declared-gate-schema-replaced': { cases: ['circle11-declared-gate-schema-presented-and-fixed-result-observed'], rules: ['CIRCLE-11'] },
   'null-tool-calls-rejected': { cases: ['crystal6-null-tool-calls-read-as-none'], rules: ['CRYSTAL-6'] },
   'batch-gate-survives-depth-limit': { cases: ['comp6-child-at-the-depth-limit-has-no-batch-gate'], rules: ['COMP-6'] },
-  'later-requests-drop-the-send-intent': { cases: ['intent2-later-send-intent-on-every-request-of-that-send'], rules: ['INTENT-2'], overreach: ['CANTRIP-2', 'CIRCLE-2', 'CIRCLE-6', 'COMP-6', 'COMP-9', 'ENTITY-2', 'ENTITY-4', 'INTENT-3', 'LOOM-10', 'LOOM-7', 'LOOM-8', 'LOOP-5', 'LOOP-6', 'WARD-1'] },
+  'later-requests-drop-the-send-intent': { cases: ['intent2-later-send-intent-on-every-request-of-that-send'], rules: ['INTENT-2'], overreach: ['CANTRIP-2', 'CIRCLE-2', 'CIRCLE-6', 'ENTITY-2', 'ENTITY-4', 'INTENT-3', 'LOOM-10', 'LOOM-7', 'LOOP-5', 'LOOP-6'] },
   'turn-duration-excludes-crystal-wait': { cases: ['loom9-duration-covers-slow-crystal'], rules: ['LOOM-9'] },
   'batch-children-outlive-parent': { cases: ['comp9-parent-timeout-stops-every-batch-child'], rules: ['COMP-9'] },
   'duplicate-ids-checked-side-by-side': { cases: ['crystal4-duplicate-ids-apart-in-one-reply'], rules: ['CRYSTAL-4'] },
@@ -73,6 +73,8 @@ const MINIATURE_DIR = join(PACKAGE_ROOT, 'fixtures', 'miniatures');
 const NOT_THE_MINIATURE = new Set(['table.ts']);
 
 const failing = (suite: SuiteResult) => suite.cases.filter((c) => c.status === 'fail');
+/** Cases that show the defect: failed on their own expectations, or seen violating an ambient check. */
+const shownBroken = (suite: SuiteResult): string[] => [...new Set([...failing(suite).map((c) => c.id), ...ambientChecks(suite.cases).flatMap((check) => check.findings.flatMap((f) => f.cases))])];
 /** Every rule a run shows broken: by a case's failed expectations, or by an ambient check's finding (judged once per run). */
 const brokenRules = (suite: SuiteResult): string[] => {
   const rules = new Set(failing(suite).flatMap((c) => c.failed_rules));
@@ -122,8 +124,7 @@ describe('broken miniatures are caught by the suite', () => {
   for (const defect of DEFECTS) {
     it(`${defect}: fails on ${EXPECTED[defect].rules.join(', ')}${EXPECTED[defect].overreach ? ` (and, over-attributed, ${EXPECTED[defect].overreach.length} more)` : ''}`, async () => {
       const suite = await runSuite(file, () => new Miniature(defect), { jobs: MINIATURE_JOBS });
-      const failed = failing(suite);
-      expect(failed.map((c) => c.id)).toEqual(expect.arrayContaining(EXPECTED[defect].cases));
+      expect(shownBroken(suite)).toEqual(expect.arrayContaining(EXPECTED[defect].cases));
       // Attribution is exact: the defect shows broken exactly the rules it breaks, no others.
       expect(brokenRules(suite)).toEqual([...EXPECTED[defect].rules, ...(EXPECTED[defect].overreach ?? [])].sort());
       // A defect is a wrong answer, not a crash: the harness reports failures, never errors.
