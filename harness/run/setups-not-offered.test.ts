@@ -35,8 +35,8 @@ cases:
       parent: { script: [{ tool_calls: [{ gate: echo, args: { text: a } }] }, { tool_calls: [{ gate: done, args: { answer: z } }] }] }
     act: [{ cast: { intent: go, as: first } }]
     expect:
-      - { path: "requests.parent[1].messages[role=tool][0].content", contains: a }
-      - { path: outcomes.first.result, equals: z }
+      - { path: "requests.parent[1].messages[role=tool][0].content", contains: a, rule: CIRCLE-4 }
+      - { path: outcomes.first.result, equals: z, rule: LOOP-3 }
   - id: construction-refused-without-done
     rules: [CIRCLE-1]
     level: MUST

@@ -4,6 +4,7 @@
  * intent reported under INTENT-2, the rule it breaks.
  */
 import { describe, it, expect } from 'vitest';
+import { ambientChecks } from '../report/ambient-checks.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseText } from '../case-file/load.ts';
 import { runSuite } from './run.ts';
@@ -12,7 +13,7 @@ const FILE = `format_version: 1
 spec_version: 0.1.0-draft
 cases:
   - id: child-on-the-shared-crystal
-    rules: [COMP-2, COMP-4]
+    rules: [COMP-2]
     level: MUST
     requires: [composition]
     description: a child on its parent's crystal is answered from its own lane's script
@@ -39,22 +40,23 @@ describe("children on their parent's crystal", () => {
     expect(suite.cases[0]).toMatchObject({ status: 'pass', failed_rules: [] });
   });
 
-  it('a child whose data comes before its intent is still answered from its lane, and fails INTENT-2 on its requests', async () => {
+  it('a child whose data comes before its intent is still answered from its lane, and INTENT-2 is found on its requests', async () => {
     const suite = await runSuite(file, () => new Miniature('child-data-before-intent'));
     const [result] = suite.cases;
-    expect(result?.status).toBe('fail');
-    expect(result?.failed_rules).toContain('INTENT-2');
+    // The intent-first check is ambient (judged once per run), so INTENT-2 shows as its finding on this case.
+    const findings = ambientChecks(suite.cases).flatMap((check) => check.findings);
+    expect(findings.filter((f) => f.cases.includes(result!.id)).flatMap((f) => f.rules)).toContain('INTENT-2');
     expect(result?.problems).toEqual([]);
   });
 
-  it('a request whose user messages carry no intent the case knows cannot be placed: a failure under INTENT-2, saying what it carried', async () => {
-    // The lane lists an intent no child is given, so the child's request carries none the harness knows.
-    const unknown = loadCaseText(FILE.replace('          child:\n            script:', '          child:\n            intents: [something else]\n            script:'), 'shared.yaml');
-    const suite = await runSuite(unknown, () => new Miniature());
+  it('a request carrying a delegated intent that no lane scripts comes from an entity the case did not expect: the case fails, but not under INTENT-2', async () => {
+    // The lane lists an intent no child is given: the child's request carries the intent its parent
+    // delegated (INTENT-2 holds), yet no script answers it, as for a child a limit should have refused.
+    const unscripted = loadCaseText(FILE.replace('          child:\n            script:', '          child:\n            intents: [something else]\n            script:'), 'shared.yaml');
+    const suite = await runSuite(unscripted, () => new Miniature());
     const [result] = suite.cases;
     expect(result?.status).toBe('fail');
-    // The placement names INTENT-2; the case's own expectations on the child's requests fail downstream of it.
-    expect(result?.failed_rules).toContain('INTENT-2');
-    expect(result?.problems.join('\n')).toContain("shared crystal 'parent' carries no intent of the case's entities");
+    expect(result?.failed_rules).not.toContain('INTENT-2');
+    expect(result?.problems.length).toBeGreaterThan(0);
   });
 });

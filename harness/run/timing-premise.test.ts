@@ -23,8 +23,8 @@ cases:
           - { tool_calls: [{ gate: done, args: { answer: too-slow } }], delay_ms: ${hold} }
     act: [{ cast: { intent: go, as: first } }]
 ${premise ? `    premise: [${premise}]\n` : ''}    expect:
-      - { path: "loom.cast(first)[0].gate_calls[0].result", equals: made-it }
-      - { path: outcomes.first.status, equals: truncated }
+      - { path: "loom.cast(first)[0].gate_calls[0].result", equals: made-it, rule: LOOM-1 }
+      - { path: outcomes.first.status, equals: truncated, rule: LOOP-4 }
 `;
 
 /**
