@@ -53,7 +53,8 @@ class Flawed extends Miniature {
   }
 }
 
-const noToolCallId: Flaw = (t) => t.gate_calls.forEach((g) => delete (g as Partial<typeof g>).tool_call_id);
+// A stored gate record may leave its tool_call_id out (issue 21), but one that is there must be a text.
+const numericToolCallId: Flaw = (t) => t.gate_calls.forEach((g) => ((g as { tool_call_id?: unknown }).tool_call_id = 5));
 const noDuration: Flaw = (t) => delete (t.metadata as Partial<Turn['metadata']>).duration_ms;
 
 async function run(flawsFor: (caseId: string) => Flaw[]): Promise<SuiteResult> {
@@ -69,7 +70,7 @@ async function run(flawsFor: (caseId: string) => Flaw[]): Promise<SuiteResult> {
 describe('an invariant violated in every case is one ambient finding, and the cases pass on their expectations', () => {
   let suite: SuiteResult;
   beforeAll(async () => {
-    suite = await run(() => [noToolCallId]);
+    suite = await run(() => [numericToolCallId]);
   });
 
   it('every case sees the turn-schema violation, each with its own turn ids in the detail, and passes on its own expectation', () => {
@@ -87,9 +88,9 @@ describe('an invariant violated in every case is one ambient finding, and the ca
     const check = report.ambient_checks.find((c) => c.id === 'turn-schema');
     expect(check).toMatchObject({ status: 'fail', checked: 5, violated: FILE.cases.map((c) => c.id) });
     expect(check!.findings).toHaveLength(1);
-    expect(check!.findings[0]).toMatchObject({ key: 'turn:/gate_calls/*/tool_call_id [required]', rules: ['CIRCLE-4', 'CIRCLE-7'], section: '§4.3', count: 5, cases: FILE.cases.map((c) => c.id) });
+    expect(check!.findings[0]).toMatchObject({ key: 'turn:/gate_calls/*/tool_call_id [type]', rules: ['CIRCLE-4', 'CIRCLE-7'], section: '§4.3', count: 5, cases: FILE.cases.map((c) => c.id) });
     expect(check!.findings[0]!.example.case).toBe('one-turn');
-    expect(check!.findings[0]!.example.detail).toMatch(/^loom turn \[\d+\] \(.+\): \/gate_calls\/0\/tool_call_id: is required$/);
+    expect(check!.findings[0]!.example.detail).toMatch(/^loom turn \[\d+\] \(.+\): \/gate_calls\/0\/tool_call_id: must be string$/);
     // The cases pass, yet the MUST level fails, once, for the one finding.
     expect(report.verdict.MUST).toMatchObject({ status: 'fail', pass: 5, fail: 0, ambient_findings: 1 });
     expect(exitCode(report)).toBe(1);
@@ -102,7 +103,7 @@ describe('an invariant violated in every case is one ambient finding, and the ca
     const md = renderMarkdown(buildReport(suite));
     expect(md).toContain('## Ambient checks');
     expect(md).toContain('| turn-schema | ');
-    expect(md).toContain('- **CIRCLE-4, CIRCLE-7; §4.3**, seen in 5 cases: `turn:/gate_calls/*/tool_call_id [required]`');
+    expect(md).toContain('- **CIRCLE-4, CIRCLE-7; §4.3**, seen in 5 cases: `turn:/gate_calls/*/tool_call_id [type]`');
     expect(md).not.toContain('## Problems');
     expect(md).not.toContain('### one-turn (fail)');
   });
@@ -110,7 +111,7 @@ describe('an invariant violated in every case is one ambient finding, and the ca
   it('the console summary names the finding once; junit.xml has one failing test for the check', () => {
     const report = buildReport(suite);
     const lines = summaryLines(report);
-    expect(lines.filter((l) => l.includes('tool_call_id [required]'))).toEqual(['  turn-schema [CIRCLE-4, CIRCLE-7; §4.3] in 5 cases: turn:/gate_calls/*/tool_call_id [required]']);
+    expect(lines.filter((l) => l.includes('tool_call_id [type]'))).toEqual(['  turn-schema [CIRCLE-4, CIRCLE-7; §4.3] in 5 cases: turn:/gate_calls/*/tool_call_id [type]']);
     const xml = renderJUnit(report);
     expect(xml.match(/<testcase name="ambient turn-schema"/g)).toHaveLength(1);
     expect(xml.match(/<failure /g)).toHaveLength(1);
@@ -120,13 +121,13 @@ describe('an invariant violated in every case is one ambient finding, and the ca
 
 describe('different findings stay apart', () => {
   it('two flaws in different cases are two findings, each with an example of its own; a case with both is counted in each', async () => {
-    const suite = await run((id) => (id === 'one-turn' ? [noToolCallId, noDuration] : id === 'two-turns' || id === 'three-turns' ? [noToolCallId] : [noDuration]));
+    const suite = await run((id) => (id === 'one-turn' ? [numericToolCallId, noDuration] : id === 'two-turns' || id === 'three-turns' ? [numericToolCallId] : [noDuration]));
     const report = buildReport(suite);
     assertReportValid(report);
     expect(casesWithCauses(report.root_causes)).toBe(0);
     const check = report.ambient_checks.find((c) => c.id === 'turn-schema')!;
     expect(check.findings.map((f) => [f.key, f.rules, f.cases])).toEqual([
-      ['turn:/gate_calls/*/tool_call_id [required]', ['CIRCLE-4', 'CIRCLE-7'], ['one-turn', 'two-turns', 'three-turns']],
+      ['turn:/gate_calls/*/tool_call_id [type]', ['CIRCLE-4', 'CIRCLE-7'], ['one-turn', 'two-turns', 'three-turns']],
       ['turn:/metadata/duration_ms [required]', ['LOOM-9'], ['one-turn', 'echo-then-done', 'done-at-once']],
     ]);
     // Each example is about its own finding, never the text of the other.

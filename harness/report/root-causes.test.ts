@@ -41,7 +41,8 @@ function turnSchemaFailure(turn: Turn, index: number, withCause: boolean): CaseF
 describe('rootCauses', () => {
   it('a cause the invariant gives and the cause read from its detail are the same key', () => {
     const turn = structuredClone(TURN);
-    delete (turn.gate_calls[0] as Partial<Turn['gate_calls'][number]>).tool_call_id;
+    // A stored gate record may leave its tool_call_id out (issue 21), but one that is there must be a text.
+    (turn.gate_calls[0] as { tool_call_id?: unknown }).tool_call_id = 5;
     const structured = turnSchemaFailure(turn, 3, true);
     const fromDetail = turnSchemaFailure({ ...turn, id: 'other' }, 7, false);
     expect(invariantCauses(structured)).toEqual(invariantCauses(fromDetail));
