@@ -25,8 +25,18 @@ import type { PropertyDefinition } from './definitions.ts';
 import { BUILT, none, tagged, x } from './property-helpers.ts';
 
 const requests = `requests.${CHILD_CRYSTAL}`;
-/** A gate result read as the entity saw it: a loom may keep the rendered text (docs/OPEN-CHOICES.md, choice 22). */
-const seen = (e: Expectation): Expectation => ({ ...e, as_seen: true });
+/**
+ * A gate result read as the entity saw it: a loom may keep the rendered text (docs/OPEN-CHOICES.md,
+ * choice 22). `as_seen` reads the stored value (stepping into a text it renders, for a batch slot), and
+ * the expected answer is compared as seen too (`seen_as`): a child's answer "0" shows as 0 once the
+ * result is read as JSON, so plain `equals` or `contains` against the raw answer would fail a faithful
+ * implementation.
+ */
+const seenEquals = (path: string, answer: unknown): Expectation => ({ path, seen_as: answer, as_seen: true });
+/** A gate result, read as the entity saw it, holding an entry that is `answer` as seen. */
+const seenHolding = (path: string, answer: unknown): Expectation => ({ path, some: { seen_as: answer }, as_seen: true });
+/** A gate result, read as the entity saw it, with `n` entries. */
+const seenLength = (path: string, n: number): Expectation => ({ path, length: n, as_seen: true });
 const parentTurns = 'loom.cast(first)';
 const spawnTurn = (p: CompositionPlan): string => `${parentTurns}[${p.spawnTurn}]`;
 const spawnRecord = (p: CompositionPlan): string => `${spawnTurn(p)}.gate_calls[0]`;
@@ -194,15 +204,15 @@ const childFailureReturns: PropertyDefinition<CompositionPlan> = {
     const checks = tagged(['COMP-8'], x(`${parentTurns}[${p.parentTurns - 1}]`, { present: true }));
     if (p.gate === 'call_entity') {
       const [kid] = p.children;
-      if (kid?.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seen(x(`${at}.result`, { equals: kid.answer.value }))));
+      if (kid?.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seenEquals(`${at}.result`, kid.answer.value)));
       if (kid?.answer.kind === 'failed') checks.push(...tagged(['COMP-8'], x(`${at}.ok`, { equals: false })));
     } else if (p.children.every((c) => c.answer.kind === 'answer')) {
       // Every child called done: the call hands back an entry per child holding every answer (COMP-2).
       // With a failed child, COMP-8 asks only that its error reach the parent and the parent go on
       // (checked above): whether the batch call itself then succeeds with an error entry or fails
       // carrying the error is the implementation's choice, so its record is not checked.
-      checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seen(x(`${at}.result`, { length: p.children.length }))));
-      for (const c of p.children) if (c.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], seen(x(`${at}.result`, { contains: c.answer.value }))));
+      checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seenLength(`${at}.result`, p.children.length)));
+      for (const c of p.children) if (c.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], seenHolding(`${at}.result`, c.answer.value)));
     }
     return { checks, assumes: [BUILT, servedOnly, allPlaced, noDoneRefused, notCutShort(p), summariesOnly(p)] };
   },
@@ -226,7 +236,7 @@ const batchInRequestOrder: PropertyDefinition<CompositionPlan> = {
     const at = `${spawnRecord(p)}.result`;
     const checks: Expectation[] = [];
     p.children.forEach((c, k) => {
-      if (c.answer.kind === 'answer') checks.push(seen(x(`${at}[${k}]`, { equals: c.answer.value })));
+      if (c.answer.kind === 'answer') checks.push(seenEquals(`${at}[${k}]`, c.answer.value));
     });
     if (checks.length === 0) return none;
     // Slots are read only from a batch call that succeeded: with a failed child it may fail as a whole (COMP-8).

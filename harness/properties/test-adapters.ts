@@ -12,6 +12,7 @@
 import type { Adapter, CantripSetup, CastOutcome, CrystalReply, Host, Result } from '../../schemas/adapter.ts';
 import type { CrystalRequest, GateCallRecord, Message, ToolCall, Turn } from '../../schemas/records.ts';
 import { jsonCopy } from '../values/index.ts';
+import { firstUserText } from '../drive/index.ts';
 import type { AdapterFactory } from '../run/index.ts';
 import { PARENT_INTENT } from './composition-model.ts';
 
@@ -29,8 +30,8 @@ export function override(inner: Adapter, over: Partial<Adapter>): Adapter {
 export interface Bridge {
   /** A request on its way from the implementation to the harness's crystal. */
   request?(crystal: string, request: CrystalRequest): CrystalRequest;
-  /** A reply on its way back to the implementation. */
-  reply?(crystal: string, reply: CrystalReply): CrystalReply;
+  /** A reply on its way back to the implementation, with the request it answers (as the implementation sent it). */
+  reply?(crystal: string, reply: CrystalReply, request: CrystalRequest): CrystalReply;
   /** Answers a query itself, without passing it on (undefined: pass it on). */
   intercept?(crystal: string, request: CrystalRequest): CrystalReply | undefined;
 }
@@ -43,7 +44,7 @@ function bridgeHost(host: Host, bridge: Bridge): Host {
       if (own) return own;
       // JSON copies: what crosses the boundary is JSON, and an implementation may hand over frozen views.
       const reply = await host.queryCrystal(crystal, bridge.request ? bridge.request(crystal, jsonCopy(request)) : request);
-      return bridge.reply ? bridge.reply(crystal, jsonCopy(reply)) : reply;
+      return bridge.reply ? bridge.reply(crystal, jsonCopy(reply), request) : reply;
     },
     callGate: (gate, args, context) => host.callGate(gate, args, context),
     sleep: (ms) => host.sleep(ms),
@@ -114,6 +115,16 @@ const parse = (s: string): unknown => {
 const mapRecords = (turns: Turn[], f: (record: GateCallRecord, turn: Turn) => GateCallRecord): Turn[] =>
   turns.map((t) => ({ ...t, gate_calls: t.gate_calls.map((r) => f(r, t)) }));
 
+/**
+ * Whether a request comes from a child. Children query their parent's crystal (spec 5.1), so the
+ * crystal's name does not tell them apart; their intent does: every request leads with its entity's
+ * intent (INTENT-2), and a generated parent's is {@link PARENT_INTENT}.
+ */
+const fromChild = (request: CrystalRequest): boolean => {
+  const intent = firstUserText(request);
+  return intent !== undefined && intent !== PARENT_INTENT;
+};
+
 const tool = (name: string) => ({ name, description: `the ${name} gate`, parameters: { type: 'object', properties: {} } });
 
 // ── Genuine violations ──────────────────────────────────────────────────────────────────────────
@@ -149,12 +160,12 @@ const forkFromTheEnd: Wrap = (factory) => async () => {
 
 /** COMP-1 broken: every child is offered a `fetch` gate, which no parent has. */
 const childOfferedAGateItsParentLacks: Wrap = bridged(() => ({
-  request: (crystal, r) => (crystal === 'child' ? { ...r, tools: [...(r.tools ?? []), tool('fetch')] } : r),
+  request: (_crystal, r) => (fromChild(r) ? { ...r, tools: [...(r.tools ?? []), tool('fetch')] } : r),
 }));
 
 /** COMP-6 broken: children at depth 0 are still offered call_entity. */
 const childOfferedDelegation: Wrap = bridged(() => ({
-  request: (crystal, r) => (crystal === 'child' && !(r.tools ?? []).some((t) => t.name === 'call_entity') ? { ...r, tools: [...(r.tools ?? []), tool('call_entity')] } : r),
+  request: (_crystal, r) => (fromChild(r) && !(r.tools ?? []).some((t) => t.name === 'call_entity') ? { ...r, tools: [...(r.tools ?? []), tool('call_entity')] } : r),
 }));
 
 /** WARD-1 broken: a child gets one turn more than its parent's cap (the parent's cap is loosened on the way in). */
@@ -179,13 +190,17 @@ const batchReversed: Wrap = loomRewrite((turns) =>
   mapRecords(turns, (r) => (r.gate === 'call_entity_batch' && r.ok && Array.isArray(r.result) ? { ...r, result: [...(r.result as unknown[])].reverse() } : r)),
 );
 
-/** COMP-4 broken: a child's context also holds its parent's intent. */
+/**
+ * COMP-4 broken: a child's context also holds its parent's intent, handed over before the child's own
+ * (as a copied history would be). Before, not after: the shared crystal places a request by the latest
+ * user message carrying an intent, so the child's own intent still files it as the child's.
+ */
 const childSeesParentIntent: Wrap = bridged(() => ({
-  request: (crystal, r) => {
-    if (crystal !== 'child') return r;
+  request: (_crystal, r) => {
+    if (!fromChild(r)) return r;
     const at = r.messages.findIndex((m) => m.role === 'user');
     const messages: Message[] = [...r.messages];
-    messages.splice(at + 1, 0, { role: 'user', content: PARENT_INTENT });
+    messages.splice(at, 0, { role: 'user', content: PARENT_INTENT });
     return { ...r, messages };
   },
 }));
@@ -395,13 +410,13 @@ const stringAnswersOnly: Wrap = both(
 
 /** No child ever runs: every delegation is refused (its call fails before any child is made). */
 const childrenNeverRun: Wrap = bridged(() => ({
-  reply: (crystal, reply) => (crystal === 'parent' ? mapCalls(reply, (call) => (call.gate.startsWith('call_entity') ? { ...call, gate: `${call.gate}__refused` } : call)) : reply),
+  reply: (_crystal, reply, request) => (!fromChild(request) ? mapCalls(reply, (call) => (call.gate.startsWith('call_entity') ? { ...call, gate: `${call.gate}__refused` } : call)) : reply),
 }));
 
 /** COMP-1 read the other way: a child asking for a gate its parent lacks runs without that gate instead of being refused. */
 const lackingGateLeftOut: Wrap = bridged(() => ({
-  reply: (crystal, reply) =>
-    crystal === 'parent'
+  reply: (_crystal, reply, request) =>
+    !fromChild(request)
       ? mapCalls(reply, (call) => {
           const args = parse(call.arguments);
           if (call.gate !== 'call_entity' || !isObject(args) || !Array.isArray(args.gates)) return call;
@@ -428,7 +443,7 @@ const failedQueriesNotStored: Wrap = loomRewrite((turns) => turns.filter((t) => 
 
 /** COMP-1 asks only for a subset: here every child is offered done alone, whatever it asked for. */
 const childrenOfferedDoneOnly: Wrap = bridged(() => ({
-  request: (crystal, r) => (crystal === 'child' ? { ...r, tools: (r.tools ?? []).filter((t) => t.name === 'done') } : r),
+  request: (_crystal, r) => (fromChild(r) ? { ...r, tools: (r.tools ?? []).filter((t) => t.name === 'done') } : r),
 }));
 
 /** Spec 5.1 names no `max_turns` option: a call_entity that takes none (its tool definitions leave it out). */
