@@ -59,6 +59,15 @@ describe('cantrip-conformance: help, version, filters, diff and matrix', () => {
       expect(existsSync(html)).toBe(true);
       expect(readFileSync(html, 'utf8')).not.toMatch(/<script[^>]+src=|<link[^>]+href="http/);
     });
+
+    it('matrix names two reports of one implementation and version by the folders that hold them', async () => {
+      const again = join(dir, 'second-look');
+      expect((await cli(['run', '--adapter', MINIATURE, '--filter', 'LOOP-3', '--no-properties', '--out', again])).code).toBe(0);
+      const { code, out } = await cli(['matrix', join(good, 'report.json'), join(again, 'report.json')]);
+      expect(code).toBe(0);
+      expect(out).toContain('good');
+      expect(out).toContain('second-look');
+    }, 120_000);
   });
 });
 

@@ -62,7 +62,8 @@ export function runMatrix(args: string[], io: CompareIo): number {
       return 0;
     }
     if (files.length < 2) throw new Error('matrix needs at least two reports');
-    const matrix = buildMatrix(files.map((f) => ({ report: readReport(resolve(io.cwd, f)) })));
+    // The file each report came from names its column when two reports are of one implementation and version.
+    const matrix = buildMatrix(files.map((f) => ({ report: readReport(resolve(io.cwd, f)), source: f })));
     const options = { onlyDifferences: values['only-differences'] === true };
     io.out(renderMatrixMarkdown(matrix, options));
     const html = values['html'] as string | undefined;
