@@ -201,7 +201,8 @@ describe('report.html', () => {
         expect(p.dom.ids).toBe(check.ids.length);
         expect(p.dom.counts['tr[id^="rule-"]']).toBe(report.rules.length);
         expect(p.dom.counts['tr[id^="case-"]']).toBe(report.cases.length);
-        expect(p.dom.counts.section).toBe(7);
+        // verdict, chapters, problems, ambient checks, failures, properties, rules, cases.
+        expect(p.dom.counts.section).toBe(8);
         expect(p.dom.title).toBe(`Cantrip conformance: ${report.implementation.name} ${report.implementation.version}`);
       }
       expect(pages[3]!.dom.counts['tr[id^="rule-"]']).toBe(samples.reference.rules.length);
