@@ -7,9 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, parseDocument } from 'yaml';
 import type { Feature } from '../schemas/adapter.ts';
-import { validate } from '../schemas/loader.ts';
+import { readCheckedYaml } from './yaml-document.ts';
 
 /** Obligation level; a MUST NOT counts as MUST. */
 export type RuleLevel = 'MUST' | 'SHOULD' | 'MAY';
@@ -167,35 +166,11 @@ export function parseCatalogWith<Id extends string>(
   file: string,
   check: (catalog: Catalog<Id>) => Finding[],
 ): Catalog<Id> {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const where = (path: readonly (string | number)[]): string => {
-    const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
-    const offset = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
-    if (offset === undefined) return file;
-    const { line, col } = lineCounter.linePos(offset);
-    return `${file}:${line}:${col}`;
-  };
-  if (doc.errors.length > 0) {
-    throw new CatalogError(
-      file,
-      doc.errors.map((e) => {
-        const { line, col } = lineCounter.linePos(e.pos[0]);
-        return `${file}:${line}:${col}: ${e.message}`;
-      }),
-    );
-  }
-  const value: unknown = doc.toJS();
-  const result = validate('rules-catalog', value);
-  if (!result.ok) {
-    throw new CatalogError(
-      file,
-      result.problems.map((p) => `${where(pointerPath(p.pointer))}: ${p.pointer}: ${p.message}`),
-    );
-  }
-  const catalog = value as Catalog<Id>;
-  const problems = check(catalog).map(({ path, message }) => `${where(path)}: ${message}`);
+  const { value, problems, where } = readCheckedYaml(text, file, 'rules-catalog');
   if (problems.length > 0) throw new CatalogError(file, problems);
+  const catalog = value as Catalog<Id>;
+  const findings = check(catalog).map(({ path, message }) => `${where(path)}: ${message}`);
+  if (findings.length > 0) throw new CatalogError(file, findings);
   return catalog;
 }
 
@@ -280,11 +255,3 @@ export function ruleShapeProblems(
 }
 
 /** `/rules/3/id` -> ['rules', 3, 'id']. */
-function pointerPath(pointer: string): (string | number)[] {
-  if (pointer === '/' || pointer === '') return [];
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((part) => (/^[0-9]+$/.test(part) ? Number(part) : part));
-}

@@ -9,8 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, parseDocument } from 'yaml';
-import { validate } from '../schemas/loader.ts';
+import { readCheckedYaml } from './yaml-document.ts';
 import {
   CatalogError,
   parseCatalogWith,
@@ -114,32 +113,8 @@ let packaged: DraftRegistry | undefined;
  * Throws {@link DraftRegistryError} listing every problem with its position.
  */
 export function parseDraftRegistry(text: string, file = '<registry>', dir = dirname(REGISTRY_FILE)): DraftRegistry {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const where = (path: readonly (string | number)[]): string => {
-    const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
-    const offset = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
-    if (offset === undefined) return file;
-    const { line, col } = lineCounter.linePos(offset);
-    return `${file}:${line}:${col}`;
-  };
-  if (doc.errors.length > 0) {
-    throw new DraftRegistryError(
-      file,
-      doc.errors.map((e) => {
-        const { line, col } = lineCounter.linePos(e.pos[0]);
-        return `${file}:${line}:${col}: ${e.message}`;
-      }),
-    );
-  }
-  const value: unknown = doc.toJS();
-  const result = validate('draft-registry', value);
-  if (!result.ok) {
-    throw new DraftRegistryError(
-      file,
-      result.problems.map((p) => `${where(pointerPath(p.pointer))}: ${p.pointer}: ${p.message}`),
-    );
-  }
+  const { value, problems, where } = readCheckedYaml(text, file, 'draft-registry');
+  if (problems.length > 0) throw new DraftRegistryError(file, problems);
   const registry = value as DraftRegistry;
   const found: Finding[] = [];
   for (const key of ['version', 'label', 'commit', 'catalog'] as const) {
@@ -404,13 +379,5 @@ function chainProblems(
 }
 
 /** `/drafts/3/sha256` -> ['drafts', 3, 'sha256']. */
-function pointerPath(pointer: string): (string | number)[] {
-  if (pointer === '/' || pointer === '') return [];
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((part) => (/^[0-9]+$/.test(part) ? Number(part) : part));
-}
 
 export { CatalogError };
