@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -19,21 +20,36 @@ interface Options {
   command: string[];
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { busy: 8, runs: 3, command: ['npm', 'test'] };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    if (flag === '--') {
-      if (argv.length > i + 1) options.command = argv.slice(i + 1);
-      break;
-    }
-    const n = Number(argv[i + 1]);
-    if ((flag !== '--busy' && flag !== '--runs') || !Number.isInteger(n) || n < 0) throw new Error(`usage: busy-machine.ts [--busy <n>] [--runs <n>] [-- command...]; bad '${flag}'`);
-    if (flag === '--busy') options.busy = n;
-    else options.runs = n;
-    i++;
+const USAGE = `usage: npx tsx bench/busy-machine.ts [--busy <n>] [--runs <n>] [-- command args...]
+
+Runs a command (default: npm test) while <n> busy processes (default 8) compete for the CPU,
+<runs> times (default 3), and prints each run's exit code, wall time and load average.`;
+
+/** A mistake on the command line: printed with the usage, exit 2. */
+class UsageError extends Error {}
+
+/** A count option: a whole number of at least zero, or a usage error naming the option. */
+function count(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} takes a whole number of at least 0, not '${text}'`);
+  return n;
+}
+
+
+/** The options, or null when --help asked for the usage. Anything after `--` is the command to run. */
+function readOptions(argv: string[]): Options | null {
+  const split = argv.indexOf('--');
+  const own = split === -1 ? argv : argv.slice(0, split);
+  const command = split === -1 || split === argv.length - 1 ? ['npm', 'test'] : argv.slice(split + 1);
+  let values: { busy?: string; runs?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: own, options: { busy: { type: 'string' }, runs: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  return options;
+  if (values.help) return null;
+  return { busy: count('busy', values.busy, 8), runs: count('runs', values.runs, 3), command };
 }
 
 /** One process that keeps one core busy until it is killed. */
@@ -50,7 +66,19 @@ function timed(command: string[]): Promise<{ code: number | null; seconds: numbe
   });
 }
 
-const options = parseArgs(process.argv.slice(2));
+let parsed: Options | null;
+try {
+  parsed = readOptions(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`busy-machine: ${error.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (parsed === null) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const options: Options = parsed;
 const spinners = Array.from({ length: options.busy }, spinner);
 const stopSpinners = (): void => {
   for (const s of spinners) if (s.exitCode === null && s.signalCode === null) s.kill('SIGKILL');

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, PACKAGE_ROOT } from './main.ts';
 import { nearestOption, parseCommandLine, UsageError } from './arguments.ts';
-import { DEFAULT_SEED, parseRunOptions } from './run-options.ts';
+import { DEFAULT_SEED } from '../properties/index.ts';
+import { parseRunOptions } from './run-options.ts';
 
 const MINIATURE = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');

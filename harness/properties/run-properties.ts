@@ -113,6 +113,12 @@ export function selectsProperty<P>(p: PropertyDefinition<P>, terms: readonly str
   return terms.some((t) => t === p.id || p.rules.includes(t) || p.rules.some((r) => r.startsWith(`${t}-`)) || p.requires.some((f) => f === t));
 }
 
+/**
+ * The properties' seed when none is given. Fixed, so two runs of one implementation draw the same
+ * scenarios and a CI job cannot turn red with no change; exploring other seeds is a choice (`randomSeed`).
+ */
+export const DEFAULT_SEED = 1;
+
 /** A fresh random seed that fits fast-check's 32-bit seeds. */
 export function randomSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
@@ -205,7 +211,7 @@ const overlayRejected: Family<OverlayScenario, OverlayPlan> = { ...overlayAccept
 export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES, ...VERIFIER_PROPERTIES, ...OVERLAY_ACCEPT_PROPERTIES, ...OVERLAY_REJECT_PROPERTIES].map((p) => p.id);
 
 export async function runProperties(factory: AdapterFactory, description: Description, options: PropertyOptions = {}): Promise<PropertyResult[]> {
-  const seed = options.seed ?? randomSeed();
+  const seed = options.seed ?? DEFAULT_SEED;
   const runs = options.runs;
   const features = new Set<string>(description.features);
   const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => selectsProperty(p, options.filter ?? [])).length;
