@@ -57,6 +57,9 @@ export const FEATURES = [
   'child-crystal',
   // COMP-7: a delegation gate configured with a call of its own for its children (default: the parent's).
   'child-call',
+  // LOOM-1 seen from outside: `loom()` answered while a cast is still running (during one of its crystal
+  // queries). Opt-in because an adapter that serves one request at a time would wait on the cast it is in.
+  'loom-during-cast',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 

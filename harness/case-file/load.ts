@@ -14,9 +14,10 @@ import { positionOf } from './positions.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
 import { checkAddedVocabulary } from './vocabulary-checks.ts';
+import { checkStepSnapshots } from './snapshot-step-checks.ts';
 import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
 import { withSetupNeeds } from './setup-needs.ts';
-import { scriptSteps } from './script-steps.ts';
+import { scriptSteps, stepSnapshotNames } from './script-steps.ts';
 
 export interface LoadProblem {
   file: string;
@@ -176,6 +177,7 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkLineageWards(c, at));
     problems.push(...checkOverlaysAndEvents(c, at));
     problems.push(...checkAddedVocabulary(c, at));
+    problems.push(...checkStepSnapshots(c, at));
     c.act.forEach((action, j) => {
       const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
       if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);
@@ -185,14 +187,14 @@ function crossCheck(cases: Case[]): Problem[] {
     if (c.premise && !scriptsTime(c)) problems.push([`${at}/premise`, 'a premise needs a scripted time to scale on a rerun: a ward timeout_ms or a crystal step delay_ms']);
     // Requests of a shared crystal are filed under each entity lane's name (by_entity) as well.
     const lanes = Object.values(crystals).flatMap((crystal) => Object.keys(crystal.by_entity ?? {}));
-    const names = { actions: actionNames(c.act), crystals: new Set([...Object.keys(crystals), ...lanes]) };
+    const names = { actions: actionNames(c.act), crystals: new Set([...Object.keys(crystals), ...lanes]), stepSnapshots: stepSnapshotNames(c) };
     for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
       expectations.forEach((e, j) => {
         const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
         for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
           if (path === undefined || typeof path !== 'string') continue;
           try {
-            const unknown = unknownPathName(path, parsePath(path), names.actions, names.crystals);
+            const unknown = unknownPathName(path, parsePath(path), names.actions, names.crystals, names.stepSnapshots);
             if (unknown !== undefined) problems.push([`${at}/${list}/${j}/${key}`, unknown]);
           } catch (error) {
             if (error instanceof PathError) problems.push([`${at}/${list}/${j}/${key}`, error.message]);

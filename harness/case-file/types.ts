@@ -95,6 +95,8 @@ export interface ScriptStep {
   raw?: boolean;
   /** Callback transport only: the query throws (host.queryCrystal rejects) with this message instead of answering. */
   throws?: string;
+  /** Feature loom-during-cast: read `loom()` before this reply is served and keep it as `snapshots.<name>` (LOOM-1). */
+  snapshot_loom?: string;
 }
 
 export interface CaseCrystal {
