@@ -156,6 +156,12 @@ export interface Description {
   spec_version: string;
   protocol_version: number;
   features: Feature[];
+  /**
+   * The drafts of the spec it implements, by the versions spec/drafts.yaml registers (`0.1.0`,
+   * `0.2.0`, `0.3.1`). Absent: `['0.1.0']`, the draft the kit first judged. `run --spec` picks one of
+   * them (default: the newest) and every `construct` then says which ({@link CantripSetup.draft}).
+   */
+  drafts?: string[];
   sandbox?: SandboxDescription;
   /** Fork strategies the implementation uses, when it declares `fork` or `code-fork`. */
   fork_strategies?: ForkStrategy[];
@@ -285,6 +291,12 @@ export interface CrystalSetup {
 
 /** Everything `construct` needs to build a cantrip. Absent parts must be rejected with their codes (CANTRIP-1). */
 export interface CantripSetup {
+  /**
+   * The draft being judged, one of {@link Description.drafts}: an implementation of several drafts
+   * builds that draft's cantrip. Absent: `0.1.0`. Children a cantrip spawns itself are built by the
+   * implementation, for the draft of the cantrip that spawns them.
+   */
+  draft?: string;
   crystal?: CrystalSetup;
   call?: CallSetup;
   circle?: {

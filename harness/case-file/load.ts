@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validate, type SchemaProblem } from '../../schemas/loader.ts';
 import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './types.ts';
-import { isRuleId } from '../../spec/catalog.ts';
+import { checkCaseDrafts } from './drafts.ts';
 import { parsePath, PathError } from './path-syntax.ts';
 import { actionNames, unknownPathName } from './expect-paths.ts';
 import { positionOf } from './positions.ts';
@@ -155,9 +155,8 @@ function crossCheck(cases: Case[]): Problem[] {
     const earlier = ids.get(c.id);
     if (earlier !== undefined) problems.push([`${at}/id`, `duplicate case id '${c.id}' (first used by case ${earlier})`]);
     else ids.set(c.id, i);
-    c.rules.forEach((r, j) => {
-      if (!isRuleId(r)) problems.push([`${at}/rules/${j}`, `'${r}' is not a rule of the catalog (spec/rules.yaml)`]);
-    });
+    // Rule ids against the catalog of the case's rules_draft, its drafts and its level in each (drafts.ts).
+    problems.push(...checkCaseDrafts(c, at));
     const crystals = c.crystals ?? {};
     if (c.setup.crystal !== undefined && !Object.hasOwn(crystals, c.setup.crystal)) {
       problems.push([`${at}/setup/crystal`, `crystal '${c.setup.crystal}' is not declared under crystals`]);
