@@ -14,6 +14,10 @@ const headline = (f: RecordShapeFinding): string => `${f.field} ${f.difference}`
 
 const INTRO = 'The spec shows a canonical gate record (§4.3) and a Turn layout (§6.1), but no rule requires those shapes: the rules about what the entity sees are checked on the requests. Each kind of difference below is listed once for the run; it fails no case, no rule and no level (docs/reports.md, "Record shapes").';
 
+/** What the section says when there is no finding: whether any loom was read at all. */
+const noFinding = (report: Report): string =>
+  report.cases.some((c) => c.status === 'pass' || c.status === 'fail' || c.status === 'xfail') ? 'No record of the looms read differs from the shapes the spec shows.' : 'No case ran to a verdict, so no loom was read.';
+
 /** The findings of a report; undefined for a report written before they existed. */
 const findingsOf = (report: Report): RecordShapeFinding[] | undefined => report.record_shapes;
 
@@ -29,7 +33,7 @@ export function recordShapeMarkdownSection(report: Report): string[] {
   const findings = findingsOf(report);
   if (findings === undefined) return [];
   const out = ['## Record shapes', '', INTRO, ''];
-  if (findings.length === 0) return [...out, 'No record of the looms read differs from the shapes the spec shows.'];
+  if (findings.length === 0) return [...out, noFinding(report)];
   out.push('| record: field | differs | the spec shows | level | cases | records | first example |', '| --- | --- | --- | --- | --- | --- | --- |');
   for (const f of findings) out.push(`| ${f.field} | ${f.difference} | ${f.spec_shows} (${f.section}) | ${f.level} | ${f.cases} | ${f.records} | ${f.example.case}: \`${f.example.path}\` |`);
   out.push('');
@@ -41,7 +45,7 @@ export function recordShapeMarkdownSection(report: Report): string[] {
 export function recordShapeHtmlSection(report: Report, html: (text: string | number) => string, caseLink: (id: string) => string): string {
   const findings = findingsOf(report) ?? [];
   const out = ['<section id="record-shapes">', '<h2>Record shapes</h2>', `<p>${html(INTRO)}</p>`];
-  if (findings.length === 0) return [...out, '<p>No record of the looms read differs from the shapes the spec shows.</p>', '</section>'].join('\n');
+  if (findings.length === 0) return [...out, `<p>${html(noFinding(report))}</p>`, '</section>'].join('\n');
   out.push(
     '<table><thead><tr><th>record: field</th><th>differs</th><th>the spec shows</th><th>level</th><th class="num">cases</th><th class="num">records</th><th>first example</th></tr></thead><tbody>',
     ...findings.map(
