@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { validate } from '../../schemas/loader.ts';
 import { PACKAGE_ROOT } from '../case-file/package-root.ts';
+import { caseSummaryLines } from '../report/markdown.ts';
 import { exitCode, type Report } from '../report/report.ts';
 import { elements, parseXml, textOf, type XmlElement } from '../testing/markup-check.ts';
 import { GATE_RESULT_CASES, gateResultReport, mdSection, recordShapesExcerpt, RefusesEverySetup, REFUSAL, refusedExcerpt, writeEveryOutput } from '../testing/must-show-reports.ts';
@@ -93,6 +94,10 @@ describe('a run where the implementation lacks record ids: one finding per kind 
     const summary = read('record-shapes', 'summary.md');
     expect(summary).toContain("### Record shapes: 3 differences from the spec's shapes (informational, not counted)");
     expect(summary).toContain('| MUST | ✅ pass |');
+    const console = caseSummaryLines(report);
+    expect(console.filter((l) => l.startsWith("record shapes: 3 differences from the spec's shapes (informational"))).toHaveLength(1);
+    expect(console.filter((l) => l.startsWith('  gate record: tool_call_id absent in 5 cases'))).toHaveLength(1);
+    expect(console.some((l) => /^\s*(FAIL|ERRORED) /.test(l))).toBe(false);
   });
 
   it('docs/reports.md shows this run\'s report.md', () => {
