@@ -45,6 +45,7 @@ export function recordShapeMarkdownSection(report: Report): string[] {
 export function recordShapeHtmlSection(report: Report, html: (text: string | number) => string, caseLink: (id: string) => string): string {
   const findings = findingsOf(report) ?? [];
   const out = ['<section id="record-shapes">', '<h2>Record shapes</h2>', `<p>${html(INTRO)}</p>`];
+  if (findingsOf(report) === undefined) return [...out, '<p>This report was written before record shapes were recorded.</p>', '</section>'].join('\n');
   if (findings.length === 0) return [...out, `<p>${html(noFinding(report))}</p>`, '</section>'].join('\n');
   out.push(
     '<table><thead><tr><th>record: field</th><th>differs</th><th>the spec shows</th><th>level</th><th class="num">cases</th><th class="num">records</th><th>first example</th></tr></thead><tbody>',

@@ -17,6 +17,7 @@ import type { CaseResult, SuiteResult } from '../run/run.ts';
 import { assertReportValid, buildReport, exitCode } from './report.ts';
 import { recordShapeFindings } from './record-shapes.ts';
 import { renderMarkdown } from './markdown.ts';
+import { recordShapeHtmlSection, recordShapeMarkdownSection } from './record-shapes-render.ts';
 
 const metadata = { tokens_prompt: 1, tokens_completion: 1, tokens_cached: 0, duration_ms: 1, timestamp: '2026-01-01T00:00:00Z' };
 const turn = (id: string, parent: string | null, role: Turn['role'], extra: Partial<Turn> = {}): Turn => ({
@@ -153,5 +154,21 @@ describe('the report schema and the kinds agree', () => {
     expect(validate('report', json)).toEqual({ ok: true });
     json.record_shapes[0]!.level = 'MUST';
     expect(validate('report', json).ok).toBe(false);
+  });
+});
+
+describe('the section when there is nothing to list', () => {
+  const esc = (t: string | number): string => String(t);
+  const link = (id: string): string => id;
+
+  it('says whether the looms read match, or no loom was read, or the report predates record shapes', () => {
+    const matching = buildReport(suite([caseResult('canonical', canonical())]));
+    expect(recordShapeMarkdownSection(matching).at(-1)).toBe('No record of the looms read differs from the shapes the spec shows.');
+    const none = buildReport(suite([{ ...caseResult('skipped', canonical()), status: 'skipped', record_shapes: undefined }]));
+    expect(recordShapeMarkdownSection(none).at(-1)).toBe('No case ran to a verdict, so no loom was read.');
+    const { record_shapes: _gone, ...old } = matching;
+    expect(recordShapeMarkdownSection(old)).toEqual([]);
+    expect(recordShapeHtmlSection(old, esc, link)).toContain('written before record shapes were recorded');
+    expect(recordShapeHtmlSection(none, esc, link)).toContain('No case ran to a verdict');
   });
 });
