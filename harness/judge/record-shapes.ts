@@ -81,15 +81,19 @@ export function observeRecordShapes(d: DriveResult): RecordShapeObservation[] {
     else seen.set(kind, { kind, records: 1, first: path });
   };
   const returned = testGateReturns(d);
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  // A loom the turn schema refuses is the ambient turn-schema check's business: what is not a record here is passed over.
   for (const [i, turn] of d.record.loom.turns.entries()) {
+    if (!isObject(turn)) continue;
     const at = `loom.turns[${i}]`;
     if (turn.role === 'fold' && turn.fold === undefined) note('fold-turn-without-range', at);
     if (turn.role === 'call' && turn.entity_id === null) note('call-turn-without-entity', `${at}.entity_id`);
-    for (const [k, record] of (turn.gate_calls ?? []).entries()) {
+    for (const [k, record] of (Array.isArray(turn.gate_calls) ? turn.gate_calls : []).entries()) {
+      if (!isObject(record)) continue;
       const path = `${at}.gate_calls[${k}]`;
       // The kit's schema lets the id be left out; the reference's record type always has one.
       if ((record as Partial<GateCallRecord>).tool_call_id === undefined) note('gate-record-without-tool-call-id', path);
-      if (!record.ok && record.error !== undefined && (record.error as { name?: string }).name === undefined) note('gate-error-without-name', `${path}.error`);
+      if (record.ok === false && isObject(record.error) && record.error.name === undefined) note('gate-error-without-name', `${path}.error`);
       // Every record is matched to its call, so the n-th record of a gate meets the n-th call of it.
       const returnedValue = returned.valueOf(turn, record);
       if (record.ok && typeof record.result === 'string' && returnedValue.known && returnedValue.value !== undefined && typeof returnedValue.value !== 'string') note('gate-result-kept-as-shown-text', `${path}.result`);
