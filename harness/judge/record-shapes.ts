@@ -83,7 +83,7 @@ export function observeRecordShapes(d: DriveResult): RecordShapeObservation[] {
   const returned = testGateReturns(d);
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   // A loom the turn schema refuses is the ambient turn-schema check's business: what is not a record here is passed over.
-  for (const [i, turn] of d.record.loom.turns.entries()) {
+  for (const [i, turn] of (Array.isArray(d.record.loom.turns) ? d.record.loom.turns : []).entries()) {
     if (!isObject(turn)) continue;
     const at = `loom.turns[${i}]`;
     if (turn.role === 'fold' && turn.fold === undefined) note('fold-turn-without-range', at);

@@ -92,6 +92,7 @@ describe('observeRecordShapes: one case\'s loom against the spec\'s shapes', () 
   it('a loom the turn schema refuses does not stop it (that is the turn-schema check\'s finding): what is not a record is passed over', () => {
     const turns = [...canonical(), 'not a turn', { ...turn('t3', 't2', 'crystal'), gate_calls: 'nope' }, { ...turn('t4', 't3', 'crystal'), gate_calls: [null, 7, { gate: 'echo', ok: false, error: 'text' }] }] as unknown as Turn[];
     expect(observeRecordShapes(drive(turns))).toEqual([{ kind: 'gate-record-without-tool-call-id', records: 1, first: 'loom.turns[5].gate_calls[2]' }]);
+    expect(observeRecordShapes(drive('no turns' as unknown as Turn[]))).toEqual([]);
   });
 
   it('a string result is text kept as text unless the kit knows the gate returned something else', () => {
