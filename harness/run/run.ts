@@ -18,7 +18,7 @@ import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
 import { checkExpectations, type ExpectationResult } from '../judge/index.ts';
 import { driveCase } from '../drive/index.ts';
-import { checkInvariants, type InvariantResult } from '../judge/index.ts';
+import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
 import { caseForDraft, chooseDraft, kitRulesIn, planCases } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
 import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
@@ -59,6 +59,11 @@ export interface CaseResult {
    * rule), and the case's rules when a driving problem failed it. Ambient invariants are not counted here.
    */
   failed_rules: string[];
+  /**
+   * How the records of the case's loom differ from the shapes the spec shows (harness/judge/record-shapes.ts):
+   * never a failure, gathered once per run by the report. Absent when the case did not run to a verdict.
+   */
+  record_shapes?: RecordShapeObservation[];
   /** Listed as an expected failure but passed. */
   stale?: boolean;
   position: { file: string; line: number; column: number };
@@ -303,7 +308,7 @@ async function runDrive(
     const problems = drive.faults.map((f) => f.message);
     const failedRules = failedRulesOf(c, failures, drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) })));
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
-    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] } };
+    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
