@@ -58,7 +58,7 @@ const caseResult = (id: string, turns: Turn[], log: Partial<GateCallLog>[] = [])
   record_shapes: observeRecordShapes(drive(turns, log)),
   position: { file: 'tests.yaml', line: 1, column: 1 },
 });
-const suite = (cases: CaseResult[]): SuiteResult => ({ description: { name: 'hand-made', version: '0', spec_version: '0.1.0', protocol_version: 1, features: [] } as unknown as SuiteResult['description'], file: 'tests.yaml', spec_version: '0.1.0', format_version: 1, started_at: '2026-01-01T00:00:00Z', duration_ms: 1, cases });
+const suite = (cases: CaseResult[]): SuiteResult => ({ description: { name: 'hand-made', version: '0', spec_version: '0.1.0', protocol_version: 1, features: [] } as unknown as SuiteResult['description'], file: 'tests.yaml', spec_version: '0.1.0', draft: '0.1.0', format_version: 1, started_at: '2026-01-01T00:00:00Z', duration_ms: 1, cases });
 
 describe('observeRecordShapes: one case\'s loom against the spec\'s shapes', () => {
   it('a loom in the spec\'s shapes shows no difference', () => {
