@@ -45,6 +45,8 @@ export function setupNeeds(c: Case): Feature[] {
     // A restart needs a durable loom.
     if ('reopen' in action) needs.add('persistence');
     if ('overlay' in action) needs.add('overlay-file-gates');
+    // PROD-6, PROD-7: the implementation run as an ACP agent.
+    if ('acp_session' in action || 'acp_prompt' in action) needs.add('acp');
   }
   return [...needs];
 }
