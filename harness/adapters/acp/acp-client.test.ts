@@ -3,8 +3,10 @@
  * answers a conformance client gives to an agent's requests, and the bounds on an agent that never
  * answers or leaves. Agents here are real processes (the small agent of fixtures/acp/, or a bare node).
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { validate } from '../../../schemas/loader.ts';
 import { startCrystalServer, type CrystalServer } from '../../crystal-server/index.ts';
 import { AcpAgentUnanswered, AcpClient, type AcpClientBounds } from './acp-client.ts';
 import { fillLaunch } from './launch.ts';
@@ -95,5 +97,18 @@ describe('AcpClient', () => {
     );
     expect(failure).toBeInstanceOf(AcpAgentUnanswered);
     expect(client.stderr()).toBe('no crystal configured');
+  });
+});
+
+describe('describe().acp in the adapter protocol', () => {
+  it('the example of docs/adapter-protocol.md is a valid description, and a launch without its crystal format is not', () => {
+    const doc = readFileSync(resolve(ROOT, 'docs/adapter-protocol.md'), 'utf8');
+    const start = doc.indexOf('{"jsonrpc":"2.0","id":1,"result":{"name":"my-cantrip"');
+    const text = doc.slice(start, doc.indexOf('```', start)).replace(/\n\s*/g, '');
+    const result = (JSON.parse(text) as { result: Record<string, unknown> }).result;
+    const schema = 'https://cantrip.dev/schemas/protocol/describe.schema.json#/$defs/result';
+    expect(validate(schema, result)).toEqual({ ok: true });
+    const { crystal: _format, ...withoutFormat } = result.acp as Record<string, unknown>;
+    expect(validate(schema, { ...result, acp: withoutFormat }).ok).toBe(false);
   });
 });
