@@ -153,8 +153,8 @@ export type Action =
   | { overlay: { entity: string; decision: 'accept' | 'reject'; as?: string } }
   /** Feature acp: `session/new` on the implementation's ACP agent (started, and initialized, at the case's first ACP action). */
   | { acp_session: { cwd?: string; as?: string } }
-  /** Feature acp: `session/prompt` with one text block in the session an earlier `acp_session` opened. */
-  | { acp_prompt: { session: string; text: string; as?: string } };
+  /** Feature acp: `session/prompt` in the session an earlier `acp_session` opened; `form`: how the text is written (default ACP's own text block under `prompt`). */
+  | { acp_prompt: { session: string; text: string; form?: 'blocks' | 'content' | 'string'; as?: string } };
 
 export type Verb = keyof UnionToIntersection<Action>;
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;

@@ -49,8 +49,10 @@ export interface AcpPromptRecord {
   /** The name of the `acp_session` action it was sent in. */
   session: string;
   session_id: string;
-  /** The text sent, as one text block. */
+  /** The text sent. */
   prompt: string;
+  /** How it was written: `blocks` (under `prompt`, ACP's own), `content` (the blocks under `content`) or `string` (a bare `prompt`). */
+  form: string;
   /** The answer's `stopReason`, or null when the prompt was answered with an error. */
   stop_reason: string | null;
   response: Record<string, unknown> | null;

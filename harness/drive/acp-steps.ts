@@ -12,7 +12,7 @@
  */
 import { tmpdir } from 'node:os';
 import type { AcpAgentLaunch } from '../../schemas/adapter.ts';
-import { AcpClient, fillLaunch, type AcpClientBounds, type FilledLaunch, type ReceivedUpdate } from '../adapters/index.ts';
+import { AcpClient, fillLaunch, type AcpClientBounds, type FilledLaunch, type PromptForm, type ReceivedUpdate } from '../adapters/index.ts';
 import { startCrystalServer, type CrystalServer } from '../crystal-server/index.ts';
 import { jsonCopy } from '../values/index.ts';
 import { realWait } from './case-waits.ts';
@@ -25,9 +25,11 @@ import type { ActionTrace } from './run-record.ts';
 /**
  * Bounds on the agent. Start-up includes booting a runtime (tsx compiling TypeScript takes seconds on a
  * busy two-core machine); a prompt is a whole turn of the agent's loop against a local crystal. Only a
- * hang reaches them, and reaching one errors the case instead of failing it.
+ * hang reaches them, and reaching one errors the case instead of failing it. They equal the longest
+ * time limit a case may set, so inside a run the case's own limit is reached first; they bound a drive
+ * run outside the runner.
  */
-export const ACP_BOUNDS: AcpClientBounds = { startupMs: 30_000, requestMs: 20_000, stopMs: 2_000 };
+export const ACP_BOUNDS: AcpClientBounds = { startupMs: 60_000, requestMs: 60_000, stopMs: 2_000 };
 
 /** The agent, its crystal and the mock crystal answering it, for one case. */
 interface AcpDrive {
@@ -57,7 +59,7 @@ export async function acpSession({ state, body, trace }: AcpStep): Promise<void>
   noteOutside(state, drive, trace.name);
 }
 
-/** `acp_prompt: { session, text, as }`: `session/prompt` with one text block; everything it brought in `acp_prompts.<as>`. */
+/** `acp_prompt: { session, text, form?, as }`: `session/prompt` with the text in that form (default one text block under `prompt`); everything it brought in `acp_prompts.<as>`. */
 export async function acpPrompt({ state, body, trace }: AcpStep): Promise<void> {
   const session = body.session as string;
   const sessionId = state.record.acp_sessions[session]?.session_id;
@@ -65,13 +67,15 @@ export async function acpPrompt({ state, body, trace }: AcpStep): Promise<void> 
   const drive = await acpDrive(state);
   drive.crystals.beginAction(trace.index);
   const text = body.text as string;
-  const { answer, updates } = await drive.client.prompt(sessionId, text);
+  const form = (body.form as PromptForm | undefined) ?? 'blocks';
+  const { answer, updates } = await drive.client.prompt(sessionId, text, form);
   for (const u of updates) if (u.problems.length > 0) state.record.acp.update_problems.push({ action: trace.name, problems: u.problems });
   const sent = updates.map(updateOf);
   state.record.acp_prompts[trace.name] = {
     session,
     session_id: sessionId,
     prompt: text,
+    form,
     stop_reason: answer.ok && typeof answer.value.stopReason === 'string' ? answer.value.stopReason : null,
     response: answer.ok ? jsonCopy(answer.value as Record<string, unknown>) : null,
     error: answer.ok ? null : answer.error,

@@ -58,6 +58,20 @@ export class AcpAgentUnanswered extends Error {
   override readonly name = 'AcpAgentUnanswered';
 }
 
+/**
+ * How a prompt's text is written (PROD-6 asks agents to accept the usual client variants): `blocks` is
+ * ACP's own, `prompt: [{type: text, text}]`; `content` puts the same blocks under `content`; `string`
+ * gives `prompt` the bare text.
+ */
+export const PROMPT_FORMS = ['blocks', 'content', 'string'] as const;
+export type PromptForm = (typeof PROMPT_FORMS)[number];
+
+function promptParams(sessionId: string, text: string, form: PromptForm): Record<string, unknown> {
+  if (form === 'content') return { sessionId, content: [{ type: 'text', text }] };
+  if (form === 'string') return { sessionId, prompt: text };
+  return { sessionId, prompt: [{ type: 'text', text }] };
+}
+
 /** The capabilities the kit offers an agent: none of the optional client services. */
 export const KIT_CLIENT_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false } as const;
 
@@ -115,12 +129,16 @@ export class AcpClient {
     return this.answerOf('session/new', request as Promise<unknown> as Promise<{ sessionId: string }>, this.bounds.requestMs);
   }
 
-  /** `session/prompt` with one text block; the updates of the session that arrive before the answer belong to it. */
-  async prompt(sessionId: string, text: string): Promise<PromptExchange> {
+  /**
+   * `session/prompt` with the text in `form` ({@link PROMPT_FORMS}; default the protocol's own, one text
+   * block under `prompt`); the updates of the session that arrive before the answer belong to it.
+   */
+  async prompt(sessionId: string, text: string, form: PromptForm = 'blocks'): Promise<PromptExchange> {
     const updates: ReceivedUpdate[] = [];
     this.running.set(sessionId, updates);
     try {
-      const request = this.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+      // The SDK sends params as given: the other forms reach the agent as a lenient client would write them.
+      const request = this.connection.agent.request<unknown, Record<string, unknown>>(methods.agent.session.prompt, promptParams(sessionId, text, form));
       const answer = await this.answerOf('session/prompt', request as Promise<unknown> as Promise<{ stopReason: string }>, this.bounds.requestMs);
       return { answer, updates };
     } finally {
