@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validate } from '../../../schemas/loader.ts';
+import { hangBound } from '../../testing/hang-bound.ts';
 import { startCrystalServer, type CrystalServer } from '../../crystal-server/index.ts';
 import { AcpAgentUnanswered, AcpClient, type AcpClientBounds } from './acp-client.ts';
 import { fillLaunch } from './launch.ts';
@@ -58,7 +59,7 @@ describe('sessionUpdateProblems (the SDK schema of session/update)', () => {
 });
 
 describe('AcpClient', () => {
-  it('offers no client services, refuses the permission an agent asks for and answers its file read with method-not-found', { timeout: 60_000 }, async () => {
+  it('offers no client services, refuses the permission an agent asks for and answers its file read with method-not-found', { timeout: hangBound(60_000) }, async () => {
     const server: CrystalServer = await startCrystalServer({ answer: async () => ({ ok: true, response: { content: 'All done.', usage: { prompt: 1, completion: 1, cached: 0 } } }), crystals: ['small'] });
     cleanups.push(() => server.close());
     const launch = fillLaunch(
@@ -82,14 +83,14 @@ describe('AcpClient', () => {
     expect(client.process.running).toBe(false);
   });
 
-  it('gives up on an agent that never answers initialize once its start-up bound passes, and ends its process', { timeout: 30_000 }, async () => {
+  it('gives up on an agent that never answers initialize once its start-up bound passes, and ends its process', { timeout: hangBound(30_000) }, async () => {
     const client = started(new AcpClient({ commandLine: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }, env: process.env }, { ...BOUNDS, startupMs: 300 }));
     await expect(client.initialize()).rejects.toBeInstanceOf(AcpAgentUnanswered);
     await client.close();
     expect(client.process.running).toBe(false);
   });
 
-  it('gives up on an agent that exits before answering, keeping what it wrote on stderr', { timeout: 30_000 }, async () => {
+  it('gives up on an agent that exits before answering, keeping what it wrote on stderr', { timeout: hangBound(30_000) }, async () => {
     const client = started(new AcpClient({ commandLine: { command: process.execPath, args: ['-e', 'console.error("no crystal configured"); process.exit(3)'] }, env: process.env }, BOUNDS));
     const failure = await client.initialize().then(
       () => undefined,
