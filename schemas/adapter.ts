@@ -60,6 +60,8 @@ export const FEATURES = [
   // LOOM-1 seen from outside: `loom()` answered while a cast is still running (during one of its crystal
   // queries). Opt-in because an adapter that serves one request at a time would wait on the cast it is in.
   'loom-during-cast',
+  // PROD-6, PROD-7 (drafts 0.2.0 on): it can be run as an Agent Client Protocol agent over stdio ({@link Description.acp}).
+  'acp',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -163,6 +165,8 @@ export interface Description {
    */
   drafts?: string[];
   sandbox?: SandboxDescription;
+  /** With `acp`: how the kit starts the implementation as an ACP agent over stdio and points it at a crystal. */
+  acp?: AcpAgentLaunch;
   /** Fork strategies the implementation uses, when it declares `fork` or `code-fork`. */
   fork_strategies?: ForkStrategy[];
   /** The optional ward kinds it enforces ({@link OPTIONAL_WARDS}); absent means none of them. */
@@ -182,6 +186,30 @@ export interface Description {
    */
   event_buffer?: number;
 }
+
+/**
+ * Feature `acp`: how the kit runs the implementation as an Agent Client Protocol agent (PROD-6,
+ * PROD-7). The kit serves the case's scripted crystal over HTTP in `crystal`'s wire format, fills the
+ * placeholders {@link ACP_PLACEHOLDERS} in `command` and `env` with that endpoint, starts the command
+ * (no shell) in a process group of its own, and speaks ACP with it over stdin/stdout as a client.
+ */
+export interface AcpAgentLaunch {
+  /** The program and its arguments, e.g. `["npx", "tsx", "agent.ts", "--crystal", "openai:{base_url}#{model}"]`. */
+  command: string[];
+  /** Variables added to the kit's environment for the agent, e.g. `{ "OPENAI_API_KEY": "{api_key}" }`. */
+  env?: Record<string, string>;
+  /** The working directory the command starts in; absent: the kit's own. */
+  cwd?: string;
+  /** The wire format the agent's crystal speaks: the kit serves the case's crystal in it. */
+  crystal: 'openai' | 'anthropic' | 'gemini';
+}
+
+/** What the kit writes in place of each placeholder of {@link AcpAgentLaunch} `command` and `env`. */
+export const ACP_PLACEHOLDERS = {
+  '{base_url}': "the crystal server's base URL for the format (as CrystalEndpoint.base_url)",
+  '{model}': "the name of the case's crystal, the model to ask for",
+  '{api_key}': 'the per-run key the crystal server requires',
+} as const;
 
 /** The marker the kit looks for when an implementation declares none (the spec's example, §6.8). */
 export const DEFAULT_FOLD_MARKER = '[Folded:';

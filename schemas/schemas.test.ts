@@ -12,7 +12,7 @@ import { SCHEMA_BASE, assertValid, formatProblems, schemaIds, validate, validato
 import type { SchemaProblem } from './loader.ts';
 import { ERROR_CODES, KNOWN_TRUNCATION_CAUSES } from './records.ts';
 import { FEATURES, OPTIONAL_WARDS } from './adapter.ts';
-import type { BuiltinSignatures, CastOutcome, ChildOption, Description, SandboxDescription } from './adapter.ts';
+import type { AcpAgentLaunch, BuiltinSignatures, CastOutcome, ChildOption, Description, SandboxDescription } from './adapter.ts';
 import type {
   CallRecord,
   CodedError,
@@ -228,8 +228,9 @@ const RECORD_SHAPES: Record<string, Shape> = {
   // The adapter contract's records as the protocol schemas carry them (schemas/adapter.ts).
   'protocol/describe#/$defs/result': shapeOf<Description>()(
     ['name', 'version', 'spec_version', 'protocol_version', 'features'],
-    ['drafts', 'sandbox', 'fork_strategies', 'wards', 'builtins', 'fold_marker', 'crystal_transports', 'event_buffer'],
+    ['drafts', 'sandbox', 'fork_strategies', 'wards', 'builtins', 'fold_marker', 'crystal_transports', 'event_buffer', 'acp'],
   ),
+  'protocol/describe#/$defs/result/properties/acp': shapeOf<AcpAgentLaunch>()(['command', 'crystal'], ['env', 'cwd']),
   'protocol/describe#/$defs/result/properties/sandbox': shapeOf<SandboxDescription>()(['language', 'tool', 'argument'], []),
   'protocol/describe#/$defs/builtins': shapeOf<BuiltinSignatures>()([], ['done', 'call_entity', 'call_entity_batch']),
   'protocol/describe#/$defs/builtins/properties/done': shapeOf<NonNullable<BuiltinSignatures['done']>>()([], ['argument', 'function']),

@@ -18,10 +18,11 @@ export type Testability = 'behavioral' | 'structural' | 'not-observable';
 
 /**
  * Features a draft's rules belong to that no adapter can declare yet (not in `FEATURES` of
- * `schemas/adapter.ts`): `acp`, the Agent Client Protocol rules of 0.2.0 on (PROD-6, PROD-7). A case
- * cannot require one until the adapter interface lists it.
+ * `schemas/adapter.ts`). None today: `acp` (PROD-6, PROD-7) became an adapter feature once the kit
+ * could drive an implementation as an ACP client (harness/adapters/acp/). A case cannot require one
+ * until the adapter interface lists it.
  */
-export const CATALOG_ONLY_FEATURES = ['acp'] as const;
+export const CATALOG_ONLY_FEATURES = [] as const;
 
 /** `core` for rules every implementation must meet, otherwise the optional feature the rule belongs to. */
 export type RuleFeature = 'core' | Feature | (typeof CATALOG_ONLY_FEATURES)[number];

@@ -278,7 +278,9 @@ describe('rule map between drafts', () => {
   });
 
   it('maps the rule ids of every case (written in 0.1.0 ids) to the current draft, except the removed CANTRIP-3', () => {
-    const cases = (parse(readFileSync(join(REPO, 'tests.yaml'), 'utf8')) as { cases: { rules: string[] }[] }).cases;
+    const all = (parse(readFileSync(join(REPO, 'tests.yaml'), 'utf8')) as { cases: { rules: string[]; rules_draft?: string }[] }).cases;
+    // Cases written in a later draft's IDs (the ACP cases, at 0.3.1) are not 0.1.0 ids to map.
+    const cases = all.filter((c) => (c.rules_draft ?? '0.1.0') === '0.1.0');
     const ids = [...new Set(cases.flatMap((c) => c.rules))];
     expect(ids.length).toBeGreaterThan(50);
     const unmapped = ids.filter((id) => mapRuleId(id, '0.1.0', '0.3.1') === undefined);

@@ -220,11 +220,12 @@ function checkExpectationRules(c: Case, at: string): Problem[] {
   return problems;
 }
 
-const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen', 'overlay'] as const;
+const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen', 'overlay', 'acp_session', 'acp_prompt'] as const;
 
 function checkActions(act: Action[], at: string): Problem[] {
   const problems: Problem[] = [];
   const names = new Set<string>(['main']);
+  const sessions = new Set<string>();
   const counters = new Map<string, number>();
   act.forEach((action, i) => {
     const verb = VERBS.find((v) => Object.hasOwn(action, v))!;
@@ -240,11 +241,14 @@ function checkActions(act: Action[], at: string): Problem[] {
     for (const [key, name] of refs) {
       if (!names.has(name as string)) problems.push([`${here}/${key}`, `'${String(name)}' is not the name of an earlier action`]);
     }
+    // An ACP prompt goes to a session an earlier acp_session opened.
+    if (verb === 'acp_prompt' && !sessions.has(body.session as string)) problems.push([`${here}/session`, `'${String(body.session)}' is not the name of an earlier acp_session action`]);
     const n = (counters.get(verb) ?? 0) + 1;
     counters.set(verb, n);
     const as = typeof body.as === 'string' ? body.as : `${verb}${n}`;
     if (names.has(as)) problems.push([`${here}/as`, `the name '${as}' is already used in this case`]);
     names.add(as);
+    if (verb === 'acp_session') sessions.add(as);
   });
   return problems;
 }

@@ -46,6 +46,8 @@ export function setupNeeds(c: Case): Feature[] {
     // A restart needs a durable loom.
     if ('reopen' in action) needs.add('persistence');
     if ('overlay' in action) needs.add('overlay-file-gates');
+    // PROD-6, PROD-7: the implementation run as an ACP agent.
+    if ('acp_session' in action || 'acp_prompt' in action) needs.add('acp');
   }
   // LOOM-1 read mid-cast: a step that snapshots the loom needs loom() answered while the cast runs.
   if (scriptSteps(c).some((step) => step.snapshot_loom !== undefined)) needs.add('loom-during-cast');

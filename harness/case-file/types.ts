@@ -154,7 +154,11 @@ export type Action =
   /** With `persistence`: the implementation drops its memory and reads its loom back (a restart). */
   | { reopen: { as?: string } }
   /** With `overlay-file-gates`: the host accepts (merges into the root) or rejects (discards) an entity's overlay. */
-  | { overlay: { entity: string; decision: 'accept' | 'reject'; as?: string } };
+  | { overlay: { entity: string; decision: 'accept' | 'reject'; as?: string } }
+  /** Feature acp: `session/new` on the implementation's ACP agent (started, and initialized, at the case's first ACP action). */
+  | { acp_session: { cwd?: string; as?: string } }
+  /** Feature acp: `session/prompt` in the session an earlier `acp_session` opened; `form`: how the text is written (default ACP's own text block under `prompt`). */
+  | { acp_prompt: { session: string; text: string; form?: 'blocks' | 'content' | 'string'; as?: string } };
 
 export type Verb = keyof UnionToIntersection<Action>;
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;

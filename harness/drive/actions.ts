@@ -10,6 +10,7 @@ import { Stop, type DriveState } from './drive-state.ts';
 import type { ActionTrace } from './run-record.ts';
 import { topEntity } from './top-entity.ts';
 import { judgesConstructError, NotRun, refusedSetupReason } from './refused-setup.ts';
+import { acpPrompt, acpSession } from './acp-steps.ts';
 
 /** What one verb gets: the drive's state, the host given to `construct`, the action's body and its trace. */
 interface Step {
@@ -156,6 +157,8 @@ const VERB_STEPS: Record<Verb, VerbStep> = {
   reopen,
   snapshot_loom: snapshotLoom,
   overlay,
+  acp_session: acpSession,
+  acp_prompt: acpPrompt,
 };
 
 /** Runs one action of the case (`index` -1: the implicit construct of `main`). */

@@ -26,6 +26,8 @@ export interface DriveParts {
   gates: TestGates;
   consumer: EventConsumer;
   wire: Wire;
+  /** Where to put the close of anything the drive starts later (an ACP agent), so a runner that stops waiting can close it. */
+  closers?: Array<() => Promise<void>>;
 }
 
 export class DriveState {
@@ -36,6 +38,7 @@ export class DriveState {
   readonly gates: TestGates;
   readonly consumer: EventConsumer;
   readonly wire: Wire;
+  readonly closers: Array<() => Promise<void>> | undefined;
   readonly record: RunRecord;
   readonly actions = new Map<string, ActionTrace>();
   readonly faults: CrystalFault[] = [];
@@ -56,6 +59,7 @@ export class DriveState {
     this.gates = parts.gates;
     this.consumer = parts.consumer;
     this.wire = parts.wire;
+    this.closers = parts.closers;
     this.record = emptyRecord(parts.description);
   }
 

@@ -6,6 +6,7 @@
 import type { Adapter, CrystalEndpoint, CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { startCrystalServer, type CrystalServer } from '../crystal-server/index.ts';
 import type { LoadedCase } from '../case-file/index.ts';
+import { endAcp } from './acp-steps.ts';
 import { runAction } from './actions.ts';
 import { materializeFiles, readCaseFiles } from './case-files.ts';
 import { CaseWaits, realWait } from './case-waits.ts';
@@ -58,7 +59,7 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
   const wire = wireOf(transport);
   let server: CrystalServer | undefined;
   try {
-    return await driveWith(c, adapter, description, filesDir, async (crystals) => {
+    return await driveWith(c, adapter, description, filesDir, closers, async (crystals) => {
       if (!wire) return undefined;
       server = await startCrystalServer({ answer: (crystal, request) => crystals.serve(crystal, request), crystals: Object.keys(c.crystals ?? {}) });
       const started = server;
@@ -72,7 +73,7 @@ async function driveIn(c: LoadedCase, adapter: Adapter, description: Description
   }
 }
 
-async function driveWith(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined, serve: (crystals: MockCrystals) => Promise<Wire>): Promise<DriveResult> {
+async function driveWith(c: LoadedCase, adapter: Adapter, description: Description, filesDir: string | undefined, closers: Array<() => Promise<void>> | undefined, serve: (crystals: MockCrystals) => Promise<Wire>): Promise<DriveResult> {
   const started = performance.now();
   const now = (): number => Math.round((performance.now() - started) * 1000) / 1000;
   const prepared = prepareSetup(c, filesDir);
@@ -92,7 +93,7 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
     });
     // bounded-events: the harness as the event consumer, and how far the implementation runs ahead of it.
     const consumer = new EventConsumer(c.setup.consumer, c.setup.event_buffer ?? description.event_buffer ?? null, realWait);
-    const state = new DriveState({ case: c, adapter, description, prepared, crystals, gates, consumer, wire });
+    const state = new DriveState({ case: c, adapter, description, prepared, crystals, gates, consumer, wire, ...(closers && { closers }) });
     crystals.snapshotLoom = (name) => snapshotMidCast(state, name);
     await act(state);
     return await finish(state);
@@ -116,6 +117,7 @@ async function act(state: DriveState): Promise<void> {
   } finally {
     // The actions are over: a held-back consumer lets go, so nothing waits on it any longer.
     state.consumer.release();
+    await endAcp(state);
   }
 }
 

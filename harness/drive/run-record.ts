@@ -10,6 +10,7 @@ import type { GateCallLog } from './test-gates.ts';
 import type { WireProblem } from '../crystal-server/index.ts';
 import type { CaseFile } from './case-files.ts';
 import type { BackpressureRecord } from './event-consumer.ts';
+import { emptyAcpRecord, type AcpPromptRecord, type AcpRecord, type AcpSessionRecord } from './acp-record.ts';
 
 export interface RunRecord {
   description: Description;
@@ -52,6 +53,10 @@ export interface RunRecord {
   /** The case directory's files after the actions (when the case gives `setup.files`), sorted by path. */
   files: CaseFile[];
   loom: { turns: Turn[] };
+  /** Feature acp: the implementation driven as an ACP agent (drive/acp-record.ts). */
+  acp: AcpRecord;
+  acp_sessions: Record<string, AcpSessionRecord>;
+  acp_prompts: Record<string, AcpPromptRecord>;
 }
 
 /** What one action did, as the runner saw it. */
@@ -92,5 +97,8 @@ export function emptyRecord(description: Description): RunRecord {
     backpressure: { bound: null, delivered: 0, peak_ahead: 0, overrun: null },
     files: [],
     loom: { turns: [] },
+    acp: emptyAcpRecord(),
+    acp_sessions: {},
+    acp_prompts: {},
   };
 }

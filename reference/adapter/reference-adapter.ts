@@ -12,6 +12,25 @@ import { buildCantrip } from './setup.ts';
 import { OverlayRegistry, ownStretch } from './overlay-registry.ts';
 import type { FileOverlay, FileOverlayOptions } from '../circle/overlay.ts';
 import { DEFAULT_EVENT_BOUND } from '../production/event-stream.ts';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * How the kit starts the reference's ACP agent (PROD-6, PROD-7): `reference/acp/stdio-agent` beside
+ * this folder, through tsx from the sources (from the package root, where tsx is installed) or plainly
+ * when built; its crystal is the kit's OpenAI-compatible endpoint, reached with the run's key.
+ */
+function acpLaunch(): NonNullable<Description['acp']> {
+  const here = fileURLToPath(import.meta.url);
+  const fromSources = here.endsWith('.ts');
+  const agent = join(dirname(here), '..', 'acp', `stdio-agent${fromSources ? '.ts' : '.js'}`);
+  return {
+    command: [process.execPath, ...(fromSources ? ['--import', 'tsx'] : []), agent, '--crystal', 'openai:{base_url}#{model}'],
+    env: { OPENAI_API_KEY: '{api_key}' },
+    cwd: join(dirname(here), '..', '..'),
+    crystal: 'openai',
+  };
+}
 
 /**
  * The reference implementation behind the adapter contract (`schemas/adapter.ts`): the harness
@@ -40,7 +59,9 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call', 'loom-during-cast'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call', 'loom-during-cast', 'acp'],
+        // PROD-6, PROD-7: the reference served as an ACP agent over stdio (reference/acp/, docs/acp.md), on the crystal the kit serves.
+        acp: acpLaunch(),
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
         fork_strategies: ['snapshot', 'replay'],
         // Every ward kind the kit knows is enforced (reference/circle/wards.ts).

@@ -1,0 +1,204 @@
+/**
+ * The kit as an Agent Client Protocol client of an implementation's agent process (feature `acp`,
+ * PROD-6, PROD-7). The protocol is spoken by the SDK's own client side (`client()` of
+ * `@agentclientprotocol/sdk` 2.4, whose ClientApp/ClientContext replace the ClientSideConnection of
+ * earlier SDKs), never by hand; this module adds what a conformance client needs around it:
+ *
+ * - bounds: the process's start-up (through the answer to `initialize`), every request, and the stop
+ *   (stdin closed, then the process group ended, as for any implementation process);
+ * - a record: every message the agent writes is read as it arrives, before the SDK parses it, so a
+ *   `session/update` of the wrong shape is seen and described instead of silently dropped, and each
+ *   update is filed under the prompt that was running in its session;
+ * - a plain client: it advertises no file system and no terminal, refuses every permission the agent
+ *   asks for, and answers any other request of the agent with "method not found"; each such request
+ *   is recorded, since a conformant agent makes none it was not offered.
+ */
+import { Readable, Writable } from 'node:stream';
+import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AnyMessage, type ClientConnection, type RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import { describeExit, ImplementationProcess } from '../child-process.ts';
+import type { FilledLaunch } from './launch.ts';
+import { sessionUpdateProblems } from './update-shape.ts';
+
+export interface AcpClientBounds {
+  /** From the spawn to the answer to `initialize`: the agent's start-up. */
+  startupMs: number;
+  /** Each later request, from its sending to its answer (a prompt's whole turn). */
+  requestMs: number;
+  /** Grace for the process to leave once stdin is closed, before its group is ended. */
+  stopMs: number;
+}
+
+/** An answer of the agent: its result, or the JSON-RPC error it answered with. */
+export type AcpAnswer<T> = { ok: true; value: T } | { ok: false; error: { code: number; message: string; data?: unknown } };
+
+/** One `session/update` as it came, with what is wrong with its shape ([] when nothing). */
+export interface ReceivedUpdate {
+  params: unknown;
+  problems: string[];
+}
+
+/** What a prompt brought: the answer, and the updates of its session that arrived while it ran, in order. */
+export interface PromptExchange {
+  answer: AcpAnswer<{ stopReason: string; _meta?: unknown }>;
+  updates: ReceivedUpdate[];
+}
+
+/** A request the agent made of the kit, and how the kit answered it. */
+export interface ClientRequestSeen {
+  method: string;
+  params: unknown;
+  answered: 'refused-permission' | 'method-not-found';
+}
+
+/**
+ * A bound was reached, or the agent left, before an answer came: no verdict can be drawn from that
+ * (a busy machine can be slow), so the drive lets it propagate and the case is errored, not failed.
+ */
+export class AcpAgentUnanswered extends Error {
+  override readonly name = 'AcpAgentUnanswered';
+}
+
+/**
+ * How a prompt's text is written (PROD-6 asks agents to accept the usual client variants): `blocks` is
+ * ACP's own, `prompt: [{type: text, text}]`; `content` puts the same blocks under `content`; `string`
+ * gives `prompt` the bare text.
+ */
+export const PROMPT_FORMS = ['blocks', 'content', 'string'] as const;
+export type PromptForm = (typeof PROMPT_FORMS)[number];
+
+function promptParams(sessionId: string, text: string, form: PromptForm): Record<string, unknown> {
+  if (form === 'content') return { sessionId, content: [{ type: 'text', text }] };
+  if (form === 'string') return { sessionId, prompt: text };
+  return { sessionId, prompt: [{ type: 'text', text }] };
+}
+
+/** The capabilities the kit offers an agent: none of the optional client services. */
+export const KIT_CLIENT_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false } as const;
+
+export class AcpClient {
+  readonly process: ImplementationProcess;
+  /** Updates that arrived for a session while none of its prompts ran (after `session/new`, say). */
+  readonly outsidePrompts: ReceivedUpdate[] = [];
+  readonly clientRequests: ClientRequestSeen[] = [];
+  private readonly connection: ClientConnection;
+  /** Per session id, where its updates go while one of its prompts runs. */
+  private readonly running = new Map<string, ReceivedUpdate[]>();
+  private initialized = false;
+
+  constructor(
+    launch: FilledLaunch,
+    private readonly bounds: AcpClientBounds,
+  ) {
+    this.process = new ImplementationProcess(launch.commandLine, { ...(launch.cwd !== undefined && { cwd: launch.cwd }), env: launch.env });
+    const { child } = this.process;
+    const wire = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    // Every message the agent writes passes here first, as it came.
+    const tapped = wire.readable.pipeThrough(
+      new TransformStream<AnyMessage, AnyMessage>({
+        transform: (message, controller) => {
+          this.noteInbound(message);
+          controller.enqueue(message);
+        },
+      }),
+    );
+    const app = client({ name: 'cantrip-conformance' })
+      .onRequest(methods.client.session.requestPermission, ({ params }) => this.refusePermission(params))
+      // Updates are collected from the tap above, shape problems included; the SDK's parsed copy is not needed.
+      .onNotification(methods.client.session.update, () => undefined)
+      .onRequest('*', ({ method, params }) => {
+        this.clientRequests.push({ method, params, answered: 'method-not-found' });
+        throw RequestError.methodNotFound(method);
+      });
+    this.connection = app.connect({ readable: tapped, writable: wire.writable });
+  }
+
+  /** `initialize`, bounded by the start-up bound: the protocol version the kit speaks and no client services. */
+  initialize(): Promise<AcpAnswer<Record<string, unknown>>> {
+    this.initialized = true;
+    const request = this.connection.agent.request(methods.agent.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { ...KIT_CLIENT_CAPABILITIES, fs: { ...KIT_CLIENT_CAPABILITIES.fs } },
+      clientInfo: { name: 'cantrip-conformance', version: '1' },
+    });
+    return this.answerOf('initialize', request as Promise<unknown> as Promise<Record<string, unknown>>, this.bounds.startupMs);
+  }
+
+  /** `session/new` in `cwd` (absolute), with no MCP servers. */
+  newSession(cwd: string): Promise<AcpAnswer<{ sessionId: string } & Record<string, unknown>>> {
+    const request = this.connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    return this.answerOf('session/new', request as Promise<unknown> as Promise<{ sessionId: string }>, this.bounds.requestMs);
+  }
+
+  /**
+   * `session/prompt` with the text in `form` ({@link PROMPT_FORMS}; default the protocol's own, one text
+   * block under `prompt`); the updates of the session that arrive before the answer belong to it.
+   */
+  async prompt(sessionId: string, text: string, form: PromptForm = 'blocks'): Promise<PromptExchange> {
+    const updates: ReceivedUpdate[] = [];
+    this.running.set(sessionId, updates);
+    try {
+      // The SDK sends params as given: the other forms reach the agent as a lenient client would write them.
+      const request = this.connection.agent.request<unknown, Record<string, unknown>>(methods.agent.session.prompt, promptParams(sessionId, text, form));
+      const answer = await this.answerOf('session/prompt', request as Promise<unknown> as Promise<{ stopReason: string }>, this.bounds.requestMs);
+      return { answer, updates };
+    } finally {
+      this.running.delete(sessionId);
+    }
+  }
+
+  /** The last lines the agent wrote on stderr. */
+  stderr(): string {
+    return this.process.stderrTail();
+  }
+
+  /** Closes the connection and stops the process and its group; bounded, never throws. */
+  async close(): Promise<void> {
+    this.connection.close();
+    await this.process.stop(this.bounds.stopMs);
+  }
+
+  private noteInbound(message: AnyMessage): void {
+    const m = message as { method?: unknown; params?: unknown; id?: unknown };
+    if (m.method !== methods.client.session.update || m.id !== undefined) return;
+    const received: ReceivedUpdate = { params: m.params, problems: sessionUpdateProblems(m.params) };
+    const sessionId = (m.params as { sessionId?: unknown } | undefined)?.sessionId;
+    const prompt = typeof sessionId === 'string' ? this.running.get(sessionId) : undefined;
+    (prompt ?? this.outsidePrompts).push(received);
+  }
+
+  /**
+   * A conformance client grants nothing: it picks a rejecting option when the agent offers one, and
+   * otherwise answers that the request was cancelled (the only outcome ACP gives without an option).
+   */
+  private refusePermission(params: { options: { optionId: string; kind: string }[] }): RequestPermissionResponse {
+    this.clientRequests.push({ method: methods.client.session.requestPermission, params, answered: 'refused-permission' });
+    const reject = params.options.find((o) => o.kind === 'reject_once') ?? params.options.find((o) => o.kind === 'reject_always');
+    return { outcome: reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' } };
+  }
+
+  /** The agent's answer to `request`, or {@link AcpAgentUnanswered} when the bound passes or the agent leaves first. */
+  private async answerOf<T>(method: string, request: Promise<T>, boundMs: number): Promise<AcpAnswer<T>> {
+    if (!this.initialized) throw new Error(`${method} before initialize`);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), boundMs)));
+    const gone = this.process.exited.then((info) => ({ gone: info }));
+    try {
+      const settled = await Promise.race([request.then((value) => ({ value }), (error: unknown) => ({ error })), late, gone]);
+      if (settled === 'late') throw new AcpAgentUnanswered(`the ACP agent (${this.process.label}) gave no answer to ${method} within ${boundMs} ms${this.stderrNote()}`);
+      if ('gone' in settled) throw new AcpAgentUnanswered(`the ACP agent (${this.process.label}) ${describeExit(settled.gone)} before answering ${method}${this.stderrNote()}`);
+      if ('value' in settled) return { ok: true, value: settled.value };
+      const error = settled.error;
+      if (error instanceof RequestError) return { ok: false, error: { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) } };
+      // Not an answer of the agent: the connection itself failed (closed, unreadable output).
+      throw new AcpAgentUnanswered(`no answer to ${method} from the ACP agent (${this.process.label}): ${error instanceof Error ? error.message : String(error)}${this.stderrNote()}`);
+    } finally {
+      clearTimeout(timer);
+      request.catch(() => undefined);
+    }
+  }
+
+  private stderrNote(): string {
+    const tail = this.stderr();
+    return tail ? `; its stderr ends with:\n${tail}` : '';
+  }
+}
