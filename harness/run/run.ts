@@ -89,6 +89,8 @@ export interface SuiteResult {
   description: Description;
   file: string;
   spec_version: string;
+  /** The spec draft judged (a registry version, e.g. `0.3.1`); absent: 0.1.0. */
+  draft?: string;
   format_version: 1;
   started_at: string;
   duration_ms: number;
