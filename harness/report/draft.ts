@@ -41,6 +41,12 @@ export function judgedDraftName(report: { draft?: ReportDraft }): string {
   return draftName(draftOfReport(report));
 }
 
+/** `; 14 cases outside this draft (not run)`, or nothing when every selected case applies to it. */
+export function outsideDraftNote(report: { outside_draft?: string[] }): string {
+  const n = report.outside_draft?.length ?? 0;
+  return n === 0 ? '' : `; ${n} ${n === 1 ? 'case' : 'cases'} outside this draft (not run)`;
+}
+
 /**
  * The rule catalog of the draft a report judged, or undefined when this kit's registry does not know
  * that draft (a report written by a newer kit): the outputs then fall back on the report's own rules.

@@ -80,11 +80,17 @@ describe('a report judged at 0.3.1', () => {
     expect(exitCode(r)).toBe(0);
   });
 
-  it('the console names it in the first line and in the profile line', () => {
+  it('the console names it in the first line and in the profile line, with the cases outside it', () => {
     const r = at('0.3.1');
     expect(caseSummaryLines(r)[0]).toContain('judged against Cantrip 0.3.1 (0c876ea)');
     const profile = verdictLines(r).find((l) => l.startsWith('profile: '))!;
     expect(profile).toContain(`${r.profile.rules_not_exercised.length} of 79 rules of Cantrip 0.3.1 (0c876ea) not exercised`);
+    // CANTRIP-3 is removed at 0.3.1: its cases are outside the draft, listed, and neither failed nor skipped.
+    expect(r.outside_draft).toContain('construct-without-done-gate-refused');
+    expect(r.cases.map((c) => c.id)).not.toContain('construct-without-done-gate-refused');
+    expect(profile).toMatch(new RegExp(`; ${r.outside_draft!.length} cases outside this draft \\(not run\\)$`));
+    expect(at('0.1.0').outside_draft).toBeUndefined();
+    expect(verdictLines(at('0.1.0')).find((l) => l.startsWith('profile: '))).not.toContain('outside this draft');
   });
 
   it('report.md and summary.md name it, and list rules by their 0.3.1 ids and titles', () => {

@@ -13,7 +13,7 @@ import type { Catalog } from '../../spec/catalog.ts';
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
 import { ambientHtmlSection } from './ambient-render.ts';
-import { catalogOfReport, draftOfReport, judgedDraftName } from './draft.ts';
+import { catalogOfReport, draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
 import {
   actualText,
   anchor,
@@ -145,7 +145,7 @@ function header(ctx: Ctx): string {
   const env = r.environment;
   const seed = r.properties?.[0]?.seed;
   const facts: [string, string][] = [
-    ['Draft judged', `${html(judgedDraftName(r))} <span class="muted">(the text labelled ${html(draftOfReport(r).label)}; rule ids, titles and levels are this draft's)</span>`],
+    ['Draft judged', `${html(judgedDraftName(r))} <span class="muted">(the text labelled ${html(draftOfReport(r).label)}; rule ids, titles and levels are this draft's${html(outsideDraftNote(r))})</span>`],
     ['Implementation', `${html(impl.name)} ${html(impl.version)} <span class="muted">(declares spec ${html(impl.spec_version)}, protocol ${html(impl.protocol_version)})</span>`],
     ['Features', html(impl.features.join(', ') || 'none')],
     ...(impl.sandbox ? [['Sandbox', html(`${impl.sandbox.language} (tool ${impl.sandbox.tool}, argument ${impl.sandbox.argument})`)] as [string, string]] : []),

@@ -3,7 +3,7 @@ import type { Report } from './report.ts';
 import { actualText, causeText, durationText, expectationLine, interruptedBy, LEVELS } from './format.ts';
 import { notExercisedText, profileText, skipNote, skipReasons } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
-import { judgedDraftName } from './draft.ts';
+import { judgedDraftName, outsideDraftNote } from './draft.ts';
 import { ambientConsoleLines, ambientMarkdownSection } from './ambient-render.ts';
 
 const clip = (value: unknown, max = 300): string => {
@@ -89,7 +89,7 @@ export function verdictDetail(report: Report, level: (typeof LEVELS)[number]): s
 export function profileLine(report: Report): string {
   const p = report.profile;
   const n = p.rules_not_exercised.length;
-  return `profile: ${profileText(p)}; ${notExercisedText(p, 5, judgedDraftName(report))}${n > 5 ? ' (listed in report.md and report.html)' : ''}`;
+  return `profile: ${profileText(p)}; ${notExercisedText(p, 5, judgedDraftName(report))}${n > 5 ? ' (listed in report.md and report.html)' : ''}${outsideDraftNote(report)}`;
 }
 
 /** How many root causes the console lists before pointing at report.md. */
@@ -209,7 +209,8 @@ export function renderMarkdown(report: Report): string {
   const impl = report.implementation;
   const out: string[] = [];
   out.push(`# Cantrip conformance report: ${impl.name} ${impl.version}`, '');
-  out.push(`**Draft judged: ${judgedDraftName(report)}**; the rule ids, titles and levels below are that draft's.`, '');
+  out.push(`**Draft judged: ${judgedDraftName(report)}**; the rule ids, titles and levels below are that draft's${outsideDraftNote(report)}.`, '');
+  if (report.outside_draft && report.outside_draft.length > 0) out.push(`Cases outside this draft: ${report.outside_draft.join(', ')}.`, '');
   out.push(`Case file spec ${report.spec_version}, case format ${report.format_version}; features: ${impl.features.join(', ') || 'none'}.`);
   out.push(`Run at ${report.environment.started_at} on Node ${report.environment.node} (${report.environment.platform}/${report.environment.arch}), ${durationText(report)}.`, '');
   out.push('## Verdict', '', '| level | verdict | applicable | pass | fail | errored | xfail | skipped | skipped because |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');

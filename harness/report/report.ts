@@ -82,6 +82,8 @@ export interface Report {
   spec_version: string;
   /** The draft judged; absent only in reports written before drafts were told apart (they judged 0.1.0). */
   draft?: ReportDraft;
+  /** Cases the filter selected that do not apply to the draft judged: not run, neither failed nor skipped. */
+  outside_draft?: string[];
   format_version: 1;
   environment: { node: string; platform: string; arch: string; cpus: number; case_file: string; started_at: string; duration_ms: number; phases?: Phases; filter: string[] };
   summary: Counts & { total: number; stale: number };
@@ -161,6 +163,7 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     implementation: suite.description,
     spec_version: suite.spec_version,
     draft,
+    ...(outsideDraft(suite) && { outside_draft: outsideDraft(suite) }),
     format_version: suite.format_version,
     environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: options.filter ?? [] },
     summary,
@@ -181,6 +184,12 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     profile: buildProfile(suite.description, suite.cases, properties ?? [], rules),
     ...(options.interrupted && { interrupted: options.interrupted }),
   };
+}
+
+/** The ids of the cases planning left out as outside the judged draft, when the run says (harness/run `outside_draft`). */
+function outsideDraft(suite: SuiteResult): string[] | undefined {
+  const ids = (suite as { outside_draft?: unknown }).outside_draft;
+  return Array.isArray(ids) && ids.length > 0 ? ids.filter((id): id is string => typeof id === 'string') : undefined;
 }
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;

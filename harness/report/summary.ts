@@ -6,7 +6,7 @@
  */
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
-import { draftOfReport, judgedDraftName } from './draft.ts';
+import { draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
 import { causeText, durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
 
 /** The file names the CLI writes next to report.json. */
@@ -35,7 +35,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
   const profile = report.profile;
   out.push(`## Cantrip conformance: ${mdText(implementationName(report))} ${runMark(exitCode(report))}${profile.name === 'full' ? '' : ` (${profile.name} profile)`}`, '');
   out.push(
-    `Judged against ${mdText(judgedDraftName(report))} · ${mdText(report.environment.case_file)}${report.environment.filter.length > 0 ? ` · filter ${mdCode(report.environment.filter.join(' '))}` : ''} · ${mdText(durationText(report))}`,
+    `Judged against ${mdText(judgedDraftName(report))}${mdText(outsideDraftNote(report).replace(/^; /, ' · '))} · ${mdText(report.environment.case_file)}${report.environment.filter.length > 0 ? ` · filter ${mdCode(report.environment.filter.join(' '))}` : ''} · ${mdText(durationText(report))}`,
     '',
   );
   const signal = interruptedBy(report);

@@ -36,9 +36,10 @@ export function caseAtDraft(c: CaseResult, version: string): CaseResult | undefi
   return { ...c, rules: c.rules.map(to), failed_rules: c.failed_rules.map(to), failures: c.failures.map((f) => (f.rule ? { ...f, rule: to(f.rule) } : f)) };
 }
 
-/** One run read as judged at `version`: the cases of that draft, in its terms. */
-export function suiteAtDraft(suite: SuiteResult, version: string): SuiteResult {
-  return { ...suite, draft: version, cases: suite.cases.flatMap((c) => caseAtDraft(c, version) ?? []) };
+/** One run read as judged at `version`: the cases of that draft, in its terms, and the ids of those outside it (as the run lists them). */
+export function suiteAtDraft(suite: SuiteResult, version: string): SuiteResult & { outside_draft: string[] } {
+  const kept = suite.cases.map((c) => [c, caseAtDraft(c, version)] as const);
+  return { ...suite, draft: version, cases: kept.flatMap(([, c]) => c ?? []), outside_draft: kept.filter(([, c]) => c === undefined).map(([c]) => c.id) };
 }
 
 /** The reference's reports at every registered draft, oldest first, from one run of the slice. */
