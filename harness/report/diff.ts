@@ -36,6 +36,8 @@ export interface Change {
   new_causes: string[];
   /** The causes the new run shows (or the old run's, for a fix). */
   causes: string[];
+  /** For a case in one report only: the draft of the other report, when that report lists it as outside its draft (not run there). */
+  outside_draft?: string;
 }
 
 export interface RuleChange {
@@ -163,6 +165,9 @@ export function diffReports(before: Report, after: Report): ReportDiff {
     }
   };
   compare(before.cases.map(fromCase), after.cases.map(fromCase));
+  // A case in one report only because the other judged a draft it does not apply to says so.
+  for (const c of diff.added) if (before.outside_draft?.includes(c.id)) c.outside_draft = oldDraft;
+  for (const c of diff.removed) if (after.outside_draft?.includes(c.id)) c.outside_draft = newDraft;
   compare((before.properties ?? []).map(fromProperty), (after.properties ?? []).map(fromProperty));
 
   diffRules(before, after, diff);
@@ -241,6 +246,9 @@ function draftsLine(diff: ReportDiff): string | undefined {
 const ruleIds = (diff: ReportDiff, r: RuleChange): string => (r.old_id ? `${r.id} (${r.old_id} at ${diff.old.draft.version})` : r.id);
 const ruleChanges = (r: RuleChange): string => (r.changes ? ` [${r.changes.join(', ')} between the drafts]` : '');
 
+/** `outside draft 0.3.1: not run there`, under a case that only one report has for that reason. */
+const outsideNote = (c: Change): string[] => (c.outside_draft ? [`outside draft ${c.outside_draft}: not run there`] : []);
+
 const label = (c: Change): string => `${c.kind === 'property' ? 'property ' : ''}${c.id}`;
 const move = (c: { from: string; to: string }): string => `${c.from} → ${c.to}`;
 
@@ -270,8 +278,8 @@ export function renderDiffText(diff: ReportDiff): string {
   block('fixed', diff.fixed, () => []);
   block('changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `- ${k}`), ...c.new_causes.map((k) => `+ ${k}`)]);
   block('other status changes', diff.other_changes, () => []);
-  block('added', diff.added, () => []);
-  block('removed', diff.removed, () => []);
+  block('added', diff.added, outsideNote);
+  block('removed', diff.removed, outsideNote);
   if (diff.rules.length > 0) {
     out.push('', `rules whose status changed (${diff.rules.length}):`);
     for (const r of diff.rules) out.push(`  ${ruleIds(diff, r)} ${r.title}: ${move(r)}${ruleChanges(r)}`);
@@ -323,8 +331,8 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
   section('Fixed', diff.fixed, () => []);
   section('Changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `no longer: ${mdCode(k)}`), ...c.new_causes.map((k) => `now: ${mdCode(k)}`)]);
   section('Other status changes', diff.other_changes, () => []);
-  section('Added', diff.added, () => []);
-  section('Removed', diff.removed, () => []);
+  section('Added', diff.added, outsideNote);
+  section('Removed', diff.removed, outsideNote);
   if (diff.rules.length > 0) {
     out.push(`### Rules (${diff.rules.length})`, '', '| rule | old | new |', '| --- | --- | --- |');
     for (const r of diff.rules) out.push(`| ${mdText(ruleIds(diff, r))} ${mdText(r.title)}${mdText(ruleChanges(r))} | ${r.from} | ${r.to} |`);

@@ -222,6 +222,9 @@ describe('diff of two drafts', () => {
     expect(text).toContain('  CANTRIP-3 ');
     expect(text).toMatch(/rules of one draft only \(\d+; not compared\):/);
     expect(hasRegressions(d)).toBe(false);
+    // The cases of CANTRIP-3 ran at 0.1.0 only: removed, and said to be outside 0.3.1.
+    expect(d.removed.find((c) => c.id === 'construct-without-done-gate-refused')).toMatchObject({ from: 'pass', to: 'absent', outside_draft: '0.3.1' });
+    expect(text).toContain('  construct-without-done-gate-refused [CANTRIP-3, CIRCLE-1] pass → absent\n      outside draft 0.3.1: not run there');
   });
 
   it('a renamed rule that breaks under the newer draft is a change of LLM-4, shown with its 0.1.0 id', () => {
