@@ -307,15 +307,25 @@ describe('matrix of the reference across the three drafts', () => {
   });
 
   describe.skipIf(!CHROMIUM)(CHROMIUM ? 'in headless Chromium' : `in headless Chromium: SKIPPED, install the Debian package ${CHROMIUM_PACKAGE}`, () => {
-    it('renders the matrix across drafts with no console message, error or request, a row per lineage', async () => {
-      const file = join(tmp(), 'matrix.html');
-      writeFileSync(file, renderMatrixHtml(buildMatrix(reports)));
-      const [p] = await renderInChromium([file], { count: ['tr[id^="rule-"]', 'td.s-not-in-draft'] });
-      expect({ console: p!.console, exceptions: p!.exceptions, log: p!.log, requests: p!.requests }).toEqual({ console: [], exceptions: [], log: [], requests: [] });
-      expect(p!.dom.duplicateIds).toEqual([]);
-      expect(p!.dom.brokenLinks).toEqual([]);
-      expect(p!.dom.counts['tr[id^="rule-"]']).toBe(80);
-      expect(p!.dom.counts['td.s-not-in-draft']).toBe(13 + 3 + 1);
+    it('renders the matrix across drafts and a 0.3.1 report.html with no console message, error or request', async () => {
+      const dir = tmp();
+      const matrix = join(dir, 'matrix.html');
+      writeFileSync(matrix, renderMatrixHtml(buildMatrix(reports)));
+      const page = join(dir, 'report.html');
+      writeFileSync(page, renderHtml(at('0.3.1')));
+      const [m, r] = await renderInChromium([matrix, page], { count: ['tr[id^="rule-"]', 'td.s-not-in-draft', 'section'] });
+      for (const p of [m!, r!]) {
+        expect({ file: p.file, console: p.console, exceptions: p.exceptions, log: p.log, requests: p.requests }).toEqual({ file: p.file, console: [], exceptions: [], log: [], requests: [] });
+        expect(p.dom.duplicateIds).toEqual([]);
+        expect(p.dom.brokenLinks).toEqual([]);
+      }
+      // A row per rule lineage; "not in this draft" 13 times at 0.1.0, 3 at 0.2.0 (COMP-10, COMP-11, CANTRIP-3), once at 0.3.1.
+      expect(m!.dom.counts['tr[id^="rule-"]']).toBe(80);
+      expect(m!.dom.counts['td.s-not-in-draft']).toBe(13 + 3 + 1);
+      // The 0.3.1 report: a row per rule of 0.3.1, the DOM the checker saw, the draft in the title.
+      expect(r!.dom.counts['tr[id^="rule-"]']).toBe(79);
+      expect(r!.dom.ids).toBe(checkHtml(readFileSync(page, 'utf8')).ids.length);
+      expect(r!.dom.title).toBe('Cantrip conformance: cantrip-reference 0.1.0 against Cantrip 0.3.1 (0c876ea)');
     }, 60_000);
   });
 });
