@@ -57,6 +57,9 @@ export const FEATURES = [
   'child-crystal',
   // COMP-7: a delegation gate configured with a call of its own for its children (default: the parent's).
   'child-call',
+  // LOOM-1 seen from outside: `loom()` answered while a cast is still running (during one of its crystal
+  // queries). Opt-in because an adapter that serves one request at a time would wait on the cast it is in.
+  'loom-during-cast',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -153,6 +156,12 @@ export interface Description {
   spec_version: string;
   protocol_version: number;
   features: Feature[];
+  /**
+   * The drafts of the spec it implements, by the versions spec/drafts.yaml registers (`0.1.0`,
+   * `0.2.0`, `0.3.1`). Absent: `['0.1.0']`, the draft the kit first judged. `run --spec` picks one of
+   * them (default: the newest) and every `construct` then says which ({@link CantripSetup.draft}).
+   */
+  drafts?: string[];
   sandbox?: SandboxDescription;
   /** Fork strategies the implementation uses, when it declares `fork` or `code-fork`. */
   fork_strategies?: ForkStrategy[];
@@ -282,6 +291,12 @@ export interface CrystalSetup {
 
 /** Everything `construct` needs to build a cantrip. Absent parts must be rejected with their codes (CANTRIP-1). */
 export interface CantripSetup {
+  /**
+   * The draft being judged, one of {@link Description.drafts}: an implementation of several drafts
+   * builds that draft's cantrip. Absent: `0.1.0`. Children a cantrip spawns itself are built by the
+   * implementation, for the draft of the cantrip that spawns them.
+   */
+  draft?: string;
   crystal?: CrystalSetup;
   call?: CallSetup;
   circle?: {

@@ -26,11 +26,17 @@ export function actionNames(act: readonly Action[]): Set<string> {
   return names;
 }
 
-/** Why the path's second segment names nothing the case defines, or undefined when it does (or is no plain name). */
-export function unknownPathName(path: string, segments: readonly Segment[], actions: ReadonlySet<string>, crystals: ReadonlySet<string>): string | undefined {
+/**
+ * Why the path's second segment names nothing the case defines, or undefined when it does (or is no
+ * plain name). `stepSnapshots`: the names crystal steps keep a snapshot under (`snapshot_loom` on a
+ * step), which `snapshots.<name>` may name as well as an action.
+ */
+export function unknownPathName(path: string, segments: readonly Segment[], actions: ReadonlySet<string>, crystals: ReadonlySet<string>, stepSnapshots: ReadonlySet<string> = new Set()): string | undefined {
   const [root, name] = segments;
   if (root?.kind !== 'key' || name?.kind !== 'key') return undefined;
+  if (root.name === 'snapshots' && stepSnapshots.has(name.name)) return undefined;
   const [defined, what] = BY_ACTION.includes(root.name) ? [actions, 'action'] : BY_CRYSTAL.includes(root.name) ? [crystals, 'crystal'] : [undefined, ''];
   if (!defined || defined.has(name.name)) return undefined;
-  return `path '${path}': '${name.name}' is not the name of ${what === 'action' ? 'an action of this case' : 'a crystal declared under crystals'} (${[...defined].join(', ') || 'none'})`;
+  const snapshots = root.name === 'snapshots' && stepSnapshots.size > 0 ? ` or of a step's snapshot_loom (${[...stepSnapshots].join(', ')})` : '';
+  return `path '${path}': '${name.name}' is not the name of ${what === 'action' ? 'an action of this case' : 'a crystal declared under crystals'} (${[...defined].join(', ') || 'none'})${snapshots}`;
 }

@@ -7,16 +7,17 @@ import { readFileSync, statSync } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { validate, type SchemaProblem } from '../../schemas/loader.ts';
 import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './types.ts';
-import { isRuleId } from '../../spec/catalog.ts';
+import { checkCaseDrafts } from './drafts.ts';
 import { parsePath, PathError } from './path-syntax.ts';
 import { actionNames, unknownPathName } from './expect-paths.ts';
 import { positionOf } from './positions.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
 import { checkAddedVocabulary } from './vocabulary-checks.ts';
+import { checkStepSnapshots } from './snapshot-step-checks.ts';
 import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
 import { withSetupNeeds } from './setup-needs.ts';
-import { scriptSteps } from './script-steps.ts';
+import { scriptSteps, stepSnapshotNames } from './script-steps.ts';
 
 export interface LoadProblem {
   file: string;
@@ -154,9 +155,8 @@ function crossCheck(cases: Case[]): Problem[] {
     const earlier = ids.get(c.id);
     if (earlier !== undefined) problems.push([`${at}/id`, `duplicate case id '${c.id}' (first used by case ${earlier})`]);
     else ids.set(c.id, i);
-    c.rules.forEach((r, j) => {
-      if (!isRuleId(r)) problems.push([`${at}/rules/${j}`, `'${r}' is not a rule of the catalog (spec/rules.yaml)`]);
-    });
+    // Rule ids against the catalog of the case's rules_draft, its drafts and its level in each (drafts.ts).
+    problems.push(...checkCaseDrafts(c, at));
     const crystals = c.crystals ?? {};
     if (c.setup.crystal !== undefined && !Object.hasOwn(crystals, c.setup.crystal)) {
       problems.push([`${at}/setup/crystal`, `crystal '${c.setup.crystal}' is not declared under crystals`]);
@@ -176,6 +176,7 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkLineageWards(c, at));
     problems.push(...checkOverlaysAndEvents(c, at));
     problems.push(...checkAddedVocabulary(c, at));
+    problems.push(...checkStepSnapshots(c, at));
     c.act.forEach((action, j) => {
       const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
       if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);
@@ -185,14 +186,14 @@ function crossCheck(cases: Case[]): Problem[] {
     if (c.premise && !scriptsTime(c)) problems.push([`${at}/premise`, 'a premise needs a scripted time to scale on a rerun: a ward timeout_ms or a crystal step delay_ms']);
     // Requests of a shared crystal are filed under each entity lane's name (by_entity) as well.
     const lanes = Object.values(crystals).flatMap((crystal) => Object.keys(crystal.by_entity ?? {}));
-    const names = { actions: actionNames(c.act), crystals: new Set([...Object.keys(crystals), ...lanes]) };
+    const names = { actions: actionNames(c.act), crystals: new Set([...Object.keys(crystals), ...lanes]), stepSnapshots: stepSnapshotNames(c) };
     for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
       expectations.forEach((e, j) => {
         const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
         for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
           if (path === undefined || typeof path !== 'string') continue;
           try {
-            const unknown = unknownPathName(path, parsePath(path), names.actions, names.crystals);
+            const unknown = unknownPathName(path, parsePath(path), names.actions, names.crystals, names.stepSnapshots);
             if (unknown !== undefined) problems.push([`${at}/${list}/${j}/${key}`, unknown]);
           } catch (error) {
             if (error instanceof PathError) problems.push([`${at}/${list}/${j}/${key}`, error.message]);

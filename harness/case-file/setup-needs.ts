@@ -9,6 +9,7 @@
  * (streamed events, a fork strategy) stays in the hand-written list.
  */
 import type { Feature } from '../../schemas/adapter.ts';
+import { scriptSteps } from './script-steps.ts';
 import type { Case, CaseGateObject } from './types.ts';
 
 /** Every gate of the case's circle, as an object. */
@@ -46,6 +47,8 @@ export function setupNeeds(c: Case): Feature[] {
     if ('reopen' in action) needs.add('persistence');
     if ('overlay' in action) needs.add('overlay-file-gates');
   }
+  // LOOM-1 read mid-cast: a step that snapshots the loom needs loom() answered while the cast runs.
+  if (scriptSteps(c).some((step) => step.snapshot_loom !== undefined)) needs.add('loom-during-cast');
   return [...needs];
 }
 

@@ -7,6 +7,8 @@ import type { Hyperparameters } from '../../schemas/records.ts';
 import type { ProviderStep } from '../crystal-server/index.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
+/** A case's level in each draft it applies to, where a rule's level changed between drafts (`{ 0.1.0: MUST, 0.3.1: SHOULD }`). */
+export type LevelByDraft = Partial<Record<string, Level>>;
 export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter' | 'fixed';
 
 export interface CaseCall {
@@ -95,6 +97,8 @@ export interface ScriptStep {
   raw?: boolean;
   /** Callback transport only: the query throws (host.queryCrystal rejects) with this message instead of answering. */
   throws?: string;
+  /** Feature loom-during-cast: read `loom()` before this reply is served and keep it as `snapshots.<name>` (LOOM-1). */
+  snapshot_loom?: string;
 }
 
 export interface CaseCrystal {
@@ -207,8 +211,14 @@ export interface SourcePosition {
 
 export interface Case {
   id: string;
+  /** Rule IDs of the draft {@link Case.rules_draft} names. */
   rules: string[];
-  level: Level;
+  /** One level for every draft the case applies to, or one per draft (harness/case-file/drafts.ts). */
+  level: Level | LevelByDraft;
+  /** The drafts the case applies to (spec/drafts.yaml versions); absent: every draft where its rules keep their meaning. */
+  drafts?: string[];
+  /** The draft whose rule IDs `rules` and the expectations' `rule` use; absent: 0.1.0. */
+  rules_draft?: string;
   requires?: Feature[];
   /** The crystal transports the case applies to (default: all); others skip it. */
   transports?: CrystalTransport[];
@@ -229,6 +239,12 @@ export interface Case {
 /** A case with its place in the file. */
 export interface LoadedCase extends Case {
   position: SourcePosition;
+  /**
+   * Set by planning (harness/plan) on the case it hands to a run: the draft being judged. The case's
+   * `rules`, its expectations' `rule` and its `level` are then that draft's, and every cantrip the
+   * harness constructs for it is asked for that draft (`CantripSetup.draft`).
+   */
+  judged_draft?: string;
 }
 
 export interface CaseFile {

@@ -6,12 +6,13 @@
  */
 import { FEATURES } from '../../schemas/adapter.ts';
 import { loadCatalog } from '../../spec/catalog.ts';
+import { catalogOf, draftVersions } from '../../spec/drafts.ts';
 import { UsageError } from './arguments.ts';
 
 /** What a filter can name, gathered from the case file and the kit. */
 export interface FilterVocabulary {
   caseIds: readonly string[];
-  /** Rule ids listed by cases, the catalog's and the properties'. */
+  /** Rule ids listed by cases, every draft catalog's and the properties'. */
   ruleIds: readonly string[];
   propertyIds: readonly string[];
   /** Features cases or properties require, and the declared feature names. */
@@ -22,7 +23,8 @@ export interface FilterVocabulary {
 export function filterVocabulary(cases: readonly { id: string; rules: readonly string[]; requires?: readonly string[] }[], propertyIds: readonly string[]): FilterVocabulary {
   return {
     caseIds: cases.map((c) => c.id),
-    ruleIds: [...cases.flatMap((c) => c.rules), ...loadCatalog().rules.map((r) => r.id as string)],
+    // Every registered draft's rule ids: a run judged at 0.3.1 is filtered by LLM-4 as well as CRYSTAL-4.
+    ruleIds: [...cases.flatMap((c) => c.rules), ...loadCatalog().rules.map((r) => r.id as string), ...draftVersions().flatMap((d) => catalogOf(d).rules.map((r) => r.id))],
     propertyIds,
     features: [...FEATURES, ...cases.flatMap((c) => c.requires ?? [])],
   };

@@ -18,7 +18,8 @@ import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
 import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './crystal-server-command.ts';
-import { selects } from '../plan/index.ts';
+import { caseForDraft, DraftChoiceError, selects, UNDECLARED_DRAFT } from '../plan/index.ts';
+import { draftOf, draftVersions } from '../../spec/drafts.ts';
 import { DEFAULT_CASE_TIMEOUT_MS } from '../run/index.ts';
 import { stopAllImplementations } from '../adapters/index.ts';
 import { isCommandSpec } from '../adapters/index.ts';
@@ -30,7 +31,7 @@ import { ALL_PROPERTY_IDS, DEFAULT_SEED, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE
 import { UsageError } from './arguments.ts';
 import { filterVocabulary, resolveFilterTerms } from './filter-terms.ts';
 import { DEFAULT_OUT, parseRunOptions, type RunOptions } from './run-options.ts';
-import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
+import { CaseFileError, caseDrafts, loadCaseFile, type LoadedCase } from '../case-file/index.ts';
 import { assertReportValid, buildReport, exitCode } from '../report/index.ts';
 import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '../report/index.ts';
 import { runSuite, type AdapterFactory } from '../run/index.ts';
@@ -56,7 +57,8 @@ const REFERENCE_JOBS = 12;
 const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>|'cmd:<command line>'] [--filter <rule|id|feature|property>]...
                                 [--out <dir> | --no-out] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>]
                                 [--no-properties] [--property-runs <n>] [--seed <n>|random] [--quiet]
-                                [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]`;
+                                [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]
+                                [--spec <draft version>]`;
 
 /** `reference`, a module exporting `createAdapter(): Adapter`, or `cmd:<command line>` (docs/adapter-protocol.md). */
 export async function adapterFactory(spec: string, cwd: string): Promise<AdapterFactory> {
@@ -99,6 +101,9 @@ run options (defaults in brackets):
   --property-runs <n>        scenarios per property [${DEFAULT_PROPERTY_RUNS}; code scenarios ${DEFAULT_CODE_PROPERTY_RUNS}]
   --seed <n>|random          the properties' seed; random explores new scenarios (printed) [${DEFAULT_SEED}]
   --crystal-transport <t>    ${CRYSTAL_TRANSPORTS.join(' | ')} [callback]
+  --spec <version>           the draft of the spec to judge against, one the implementation declares in
+                             describe().drafts: ${draftVersions().join(' | ')}; cases outside it do not run
+                             [the newest it declares; ${UNDECLARED_DRAFT} when it declares none]
   --quiet, -q                no progress (a rewritten line on a terminal, one line per case and property otherwise) [progress on]
 
 Options take their value as --name value or --name=value.
@@ -177,7 +182,9 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     }
     // A filter that selects nothing would give a green run that checked nothing (a typo in CI, say).
     const namesProperty = options.properties && options.filter.some((term) => ALL_PROPERTY_IDS.includes(term));
-    if (options.filter.length > 0 && !namesProperty && !file.cases.some((c) => selects(c, options.filter))) {
+    // The judged draft is known once the implementation has described itself: a case counts if the filter selects it in any draft's terms.
+    const selectedSomewhere = (c: LoadedCase): boolean => selects(c, options.filter) || caseDrafts(c).some((d) => selects(caseForDraft(c, d) ?? c, options.filter));
+    if (options.filter.length > 0 && !namesProperty && !file.cases.some(selectedSomewhere)) {
       throw new UsageError(`--filter ${options.filter.join(',')} selects no case of ${file.file} and no property`);
     }
     if (options.out) checkOutDir(resolve(io.cwd, options.out));
@@ -212,12 +219,21 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       ...(expected && { expectedFailures: expected }),
       ...(io.interrupt && { signal: io.interrupt }),
       ...(options.crystalTransport && { crystalTransport: options.crystalTransport }),
+      ...(options.spec !== undefined && { draft: options.spec }),
+      onPlanned: ({ draft, description, cases, outside }) => {
+        const { commit, label } = draftOf(draft);
+        const declared = description.drafts === undefined ? `declares no drafts: judged at ${UNDECLARED_DRAFT}` : `declares ${description.drafts.join(', ')}`;
+        io.out(`spec draft ${draft} (${label} @ ${commit}) judged${options.spec === undefined ? ', the newest the implementation declares' : ''}; ${description.name} ${declared}`);
+        io.out(`${cases} case${cases === 1 ? '' : 's'} in this draft${outside > 0 ? `; ${outside} outside it, not run` : ''}`);
+      },
       onCase: (result, done, total) => showProgress(io, 'case', result.stale ? 'stale' : result.status, result.id, done, total, result.duration_ms),
     });
   } catch (error) {
     // The one step before the first case that can fail here is the implementation's self-description.
     const interrupted = interruptedExit(io);
-    io.err(interrupted !== undefined ? `interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written` : `cannot start: ${(error as Error).message}`);
+    // --spec names a draft the implementation does not declare (describe().drafts): a usage error.
+    const why = error instanceof DraftChoiceError ? `${error.message}\n${USAGE}` : `cannot start: ${(error as Error).message}`;
+    io.err(interrupted !== undefined ? `interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written` : why);
     return interrupted ?? 2;
   }
   const casesMs = performance.now() - casesStarted;
@@ -233,6 +249,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     io.out(`properties: seed ${seed}${options.seed === 'random' ? ' (random; --seed ' + seed + ' repeats it)' : seed === DEFAULT_SEED ? ' (the default; --seed random explores others)' : ''}, ${options.propertyRuns === undefined ? `${DEFAULT_PROPERTY_RUNS} runs each (code scenarios ${DEFAULT_CODE_PROPERTY_RUNS})` : `${options.propertyRuns} runs each`}`);
     const results = await runProperties(guarded, suite.description, {
       seed,
+      draft: suite.draft,
       ...(options.propertyRuns === undefined ? {} : { runs: options.propertyRuns }),
       filter: options.filter,
       ...(options.timeoutMs !== undefined && { caseTimeoutMs: options.timeoutMs }),

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { CrystalTransport } from '../../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { DEFAULT_SEED } from '../properties/index.ts';
+import { draftVersions } from '../../spec/drafts.ts';
 import { parseCommandLine, UsageError, type OptionTable } from './arguments.ts';
 
 /** Where reports go when `--out` is not given, relative to the working directory (a CI job's workspace). */
@@ -28,6 +29,7 @@ export const RUN_OPTIONS = {
   'property-runs': { type: 'string' },
   seed: { type: 'string' },
   'crystal-transport': { type: 'string' },
+  spec: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
 } as const satisfies OptionTable;
 
@@ -49,6 +51,11 @@ export interface RunOptions {
   seed: number | 'random';
   /** How the scripted crystals reach the implementation (default callback). */
   crystalTransport?: CrystalTransport;
+  /**
+   * The draft of the spec to judge (a version spec/drafts.yaml registers); absent: the newest the
+   * implementation declares. Whether the implementation declares it is checked once it has described itself.
+   */
+  spec?: string;
   /** No progress output (the summary is still printed). */
   quiet: boolean;
   /** `--help` was given: print the help and do nothing else. */
@@ -84,6 +91,12 @@ export function parseRunOptions(args: readonly string[], kitRoot: string): RunOp
   if (transport !== undefined) {
     if (!(CRYSTAL_TRANSPORTS as readonly string[]).includes(transport)) throw new UsageError(`--crystal-transport is one of ${CRYSTAL_TRANSPORTS.join(', ')}, got '${transport}'`);
     options.crystalTransport = transport as CrystalTransport;
+  }
+  const spec = text('spec');
+  if (spec !== undefined) {
+    const known = draftVersions();
+    if (!known.includes(spec)) throw new UsageError(`--spec is one of the drafts the kit knows, ${known.join(', ')}; got '${spec}'`);
+    options.spec = spec;
   }
   return options;
 }

@@ -13,6 +13,7 @@ import { DriveState, Stop } from './drive-state.ts';
 import { EventConsumer } from './event-consumer.ts';
 import { buildHost } from './host.ts';
 import { MockCrystals, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
+import { snapshotMidCast } from './mid-cast-snapshot.ts';
 import { OutcomeWatch, watchedCase } from './outcome-watch.ts';
 import type { ActionTrace, RunRecord } from './run-record.ts';
 import { prepareSetup, type PreparedSetup } from './setup.ts';
@@ -92,6 +93,7 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
     // bounded-events: the harness as the event consumer, and how far the implementation runs ahead of it.
     const consumer = new EventConsumer(c.setup.consumer, c.setup.event_buffer ?? description.event_buffer ?? null, realWait);
     const state = new DriveState({ case: c, adapter, description, prepared, crystals, gates, consumer, wire });
+    crystals.snapshotLoom = (name) => snapshotMidCast(state, name);
     await act(state);
     return await finish(state);
   } finally {

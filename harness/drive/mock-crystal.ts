@@ -97,6 +97,12 @@ export class MockCrystals {
     }
   }
 
+  /**
+   * Feature loom-during-cast: reads the loom for a step's `snapshot_loom` before its reply goes back
+   * (drive/mid-cast-snapshot.ts; set by the drive). Unset, such a step is served without a read.
+   */
+  snapshotLoom: ((name: string) => Promise<void>) | undefined;
+
   /** The most queries each crystal (each lane of a shared one) had in flight at once (COMP-3 shows concurrency with it). */
   readonly peakInFlight = new Map<string, number>();
   private readonly inFlight = new Map<string, number>();
@@ -211,6 +217,8 @@ export class MockCrystals {
         ended();
       }
     }
+    // LOOM-1 seen mid-cast: the loom as it is while this query waits, read before the reply is served.
+    if (step.snapshot_loom !== undefined) await this.snapshotLoom?.(step.snapshot_loom);
     if (step.throws !== undefined) {
       entry.thrown = step.throws;
       return { ok: false, error: { message: step.throws } };

@@ -19,7 +19,8 @@ export interface PreparedSetup {
 /** `filesDir`: where the case's files were written; file gates' roots are resolved against it. */
 export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   const s = c.setup;
-  const setup: CantripSetup = {};
+  // The draft the case is judged at (set by planning): an implementation of several drafts builds that one's cantrip.
+  const setup: CantripSetup = c.judged_draft === undefined ? {} : { draft: c.judged_draft };
   if (s.crystal !== undefined) {
     const declared = c.crystals?.[s.crystal];
     setup.crystal = {

@@ -4,3 +4,5 @@ export type { ExpectationResult } from './expectations.ts';
 export { checkInvariants } from './invariants.ts';
 export type { InvariantResult } from './invariants.ts';
 export { normalisePointer, parseCauseKey, problemsInText, rulesForProblem, schemaCause } from './schema-rules.ts';
+export { observeRecordShapes, RECORD_SHAPE_KINDS } from './record-shapes.ts';
+export type { RecordShapeKind, RecordShapeKindInfo, RecordShapeObservation } from './record-shapes.ts';

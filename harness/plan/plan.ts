@@ -1,14 +1,22 @@
 /**
- * Plans a run: keeps the cases a filter selects and decides, from what the implementation declares,
- * which must be skipped and why (a missing feature, a sandbox that speaks another language), and which
- * wire-only cases a callback run drives over a wire transport the implementation declares.
+ * Plans a run: puts each case in the judged draft's terms (or leaves it outside the draft: drafts.ts),
+ * keeps the cases a filter selects and decides, from what the implementation declares, which must be
+ * skipped and why (a missing feature, a sandbox that speaks another language), and which wire-only
+ * cases a callback run drives over a wire transport the implementation declares.
  */
 import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { OPTIONAL_WARDS } from '../../schemas/adapter.ts';
-import { scriptSteps, withSetupNeeds, type LoadedCase } from '../case-file/index.ts';
+import { caseDrafts, scriptSteps, withSetupNeeds, type LoadedCase } from '../case-file/index.ts';
+import { caseForDraft, chooseDraft } from './drafts.ts';
 
 export interface PlannedCase {
+  /** The case in the judged draft's terms; as loaded when it is outside the draft. */
   case: LoadedCase;
+  /**
+   * Set when the case does not apply to the judged draft (which drafts it applies to): it is not run,
+   * and counts neither as failed nor as skipped.
+   */
+  outside?: string;
   /** Set when the case is skipped. */
   skip?: string;
   /**
@@ -52,34 +60,42 @@ export function optionalWards(c: LoadedCase): string[] {
   return OPTIONAL_WARDS.filter((w) => wards[w] !== undefined);
 }
 
-export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = [], transport: CrystalTransport = 'callback'): PlannedCase[] {
+/**
+ * Plans `cases` for the judged `draft` (default: the newest the implementation declares, drafts.ts).
+ * Filter terms match the case in the judged draft's IDs (a case outside it: in its own).
+ */
+export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = [], transport: CrystalTransport = 'callback', draft: string = chooseDraft(description)): PlannedCase[] {
+  return cases.flatMap((loaded) => {
+    const c = caseForDraft(loaded, draft);
+    if (!selects(c ?? loaded, terms)) return [];
+    if (c === undefined) return [{ case: loaded, outside: `the case applies to draft ${caseDrafts(loaded).join(', ')}, not ${draft}` }];
+    return [planInside(c, description, transport)];
+  });
+}
+
+/** Plans a case that applies to the judged draft (already in its terms). */
+function planInside(c: LoadedCase, description: Description, transport: CrystalTransport): PlannedCase {
   const transports = description.crystal_transports ?? ['callback'];
-  if (!transports.includes(transport)) {
-    return cases.filter((c) => selects(c, terms)).map((c) => ({ case: c, skip: `crystal transport not declared: ${transport} (describe().crystal_transports)` }));
-  }
+  if (!transports.includes(transport)) return { case: c, skip: `crystal transport not declared: ${transport} (describe().crystal_transports)` };
   const features = new Set<string>(description.features);
-  return cases
-    .filter((c) => selects(c, terms))
-    .map((c) => {
-      let over: CrystalTransport | undefined;
-      if (c.transports !== undefined && !c.transports.includes(transport)) {
-        over = transport === 'callback' ? wireTransportFor(c, transports) : undefined;
-        if (over === undefined) {
-          const why = transport === 'callback' ? 'and the implementation declares none of them (describe().crystal_transports)' : `not ${transport}`;
-          return { case: c, skip: `the case is about the ${c.transports.join(' or ')} transport, ${why}` };
-        }
-      }
-      // What the setup uses counts whether or not the case lists it (a case built in code never went through the loader).
-      const missing = withSetupNeeds(c).filter((f) => !features.has(f));
-      if (missing.length > 0) return { case: c, skip: `feature not declared: ${missing.join(', ')}` };
-      const wards = new Set<string>(description.wards ?? []);
-      const undeclared = optionalWards(c).filter((w) => !wards.has(w));
-      if (undeclared.length > 0) return { case: c, skip: `ward not declared: ${undeclared.join(', ')} (describe().wards)` };
-      const languages = codeLanguages(c);
-      const spoken = description.sandbox?.language;
-      if (languages.size > 0 && (spoken === undefined || !languages.has(spoken))) {
-        return { case: c, skip: `sandbox language: the case scripts ${[...languages].join(', ')}, the implementation's sandbox speaks ${spoken ?? 'nothing'}` };
-      }
-      return { case: c, ...(over !== undefined && { transport: over }) };
-    });
+  let over: CrystalTransport | undefined;
+  if (c.transports !== undefined && !c.transports.includes(transport)) {
+    over = transport === 'callback' ? wireTransportFor(c, transports) : undefined;
+    if (over === undefined) {
+      const why = transport === 'callback' ? 'and the implementation declares none of them (describe().crystal_transports)' : `not ${transport}`;
+      return { case: c, skip: `the case is about the ${c.transports.join(' or ')} transport, ${why}` };
+    }
+  }
+  // What the setup uses counts whether or not the case lists it (a case built in code never went through the loader).
+  const missing = withSetupNeeds(c).filter((f) => !features.has(f));
+  if (missing.length > 0) return { case: c, skip: `feature not declared: ${missing.join(', ')}` };
+  const wards = new Set<string>(description.wards ?? []);
+  const undeclared = optionalWards(c).filter((w) => !wards.has(w));
+  if (undeclared.length > 0) return { case: c, skip: `ward not declared: ${undeclared.join(', ')} (describe().wards)` };
+  const languages = codeLanguages(c);
+  const spoken = description.sandbox?.language;
+  if (languages.size > 0 && (spoken === undefined || !languages.has(spoken))) {
+    return { case: c, skip: `sandbox language: the case scripts ${[...languages].join(', ')}, the implementation's sandbox speaks ${spoken ?? 'nothing'}` };
+  }
+  return { case: c, ...(over !== undefined && { transport: over }) };
 }

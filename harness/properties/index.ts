@@ -6,4 +6,5 @@ export type { PropertyDefinition } from './definitions.ts';
 export { ALL_PROPERTY_IDS, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_SEED, DEFAULT_PROPERTY_RUNS, PROPERTY_FAMILIES_AT_ONCE, randomSeed, runProperties, selectsProperty } from './run-properties.ts';
 export type { PropertyResult, PropertyStatus } from './run-properties.ts';
 export { applyExpectedPropertyFailures } from './expected-failures.ts';
+export { propertyAppliesAt, propertyTermsAt } from './drafts.ts';
 export { TOOL_CALL_ID_PROPERTIES } from './tool-call-ids.ts';

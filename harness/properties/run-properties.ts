@@ -10,6 +10,8 @@ import type { ExpectationResult } from '../judge/index.ts';
 import type { InvariantResult } from '../judge/index.ts';
 import type { AdapterFactory } from '../run/index.ts';
 import { buildCase } from './build-case.ts';
+import { chooseDraft, kitRulesIn } from '../plan/index.ts';
+import { propertyAppliesAt, propertyTermsAt } from './drafts.ts';
 import { buildCodeCase } from './code-case.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
 import { CODE_LANGUAGE, codeSteps, planCode, type CodePlan } from './code-model.ts';
@@ -105,12 +107,27 @@ export interface PropertyOptions {
    * interruption is not a failure, so it is never shrunk.
    */
   signal?: AbortSignal;
+  /**
+   * The draft judged (default: the newest the implementation declares, harness/plan/drafts.ts): a
+   * property whose rule that draft removes or reverses is not run, and results name its rule IDs.
+   */
+  draft?: string;
 }
 
 /** A filter term selects a property by its id, one of its rules, or a rule family; no terms select all. */
 export function selectsProperty<P>(p: PropertyDefinition<P>, terms: readonly string[]): boolean {
   if (terms.length === 0) return true;
   return terms.some((t) => t === p.id || p.rules.includes(t) || p.rules.some((r) => r.startsWith(`${t}-`)) || p.requires.some((f) => f === t));
+}
+
+/** A property runs at the judged draft when its rules hold there and the filter selects it (in that draft's IDs). */
+function chosenAt<P>(p: PropertyDefinition<P>, draft: string, terms: readonly string[]): boolean {
+  return propertyAppliesAt(p.rules, draft) && selectsProperty(propertyTermsAt(p, draft), terms);
+}
+
+/** A result in the judged draft's rule IDs and level. */
+function resultAt(result: PropertyResult, draft: string): PropertyResult {
+  return { ...propertyTermsAt(result, draft), failed_rules: kitRulesIn(result.failed_rules, draft) };
 }
 
 /**
@@ -214,7 +231,8 @@ export async function runProperties(factory: AdapterFactory, description: Descri
   const seed = options.seed ?? DEFAULT_SEED;
   const runs = options.runs;
   const features = new Set<string>(description.features);
-  const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => selectsProperty(p, options.filter ?? [])).length;
+  const draft = options.draft ?? chooseDraft(description);
+  const selected = (list: readonly PropertyDefinition<never>[]): number => list.filter((p) => chosenAt(p, draft, options.filter ?? [])).length;
   const total = selected(PROPERTIES) + selected(TOOL_CALL_ID_PROPERTIES) + selected(COMPOSITION_PROPERTIES) + selected(CODE_PROPERTIES) + selected(VERIFIER_PROPERTIES) + selected(OVERLAY_ACCEPT_PROPERTIES) + selected(OVERLAY_REJECT_PROPERTIES);
   const families: ((run: FamilyRun) => Promise<void>)[] = [
     (run) => runFamily(conversation, run),
@@ -233,8 +251,10 @@ export async function runProperties(factory: AdapterFactory, description: Descri
   const reported = (): void => {
     for (let at = 0; at < families.length; at++) {
       for (const list = lists[at]!; shown[at]! < list.length; shown[at]!++) {
-        results.push(list[shown[at]!]!);
-        options.onProperty?.(list[shown[at]!]!, results.length, total);
+        // Judged in 0.1.0's rule IDs; reported in the judged draft's (drafts.ts).
+        const result = resultAt(list[shown[at]!]!, draft);
+        results.push(result);
+        options.onProperty?.(result, results.length, total);
       }
       if (!finished[at]) return;
     }
@@ -243,7 +263,7 @@ export async function runProperties(factory: AdapterFactory, description: Descri
   // Families overlap only where one waits (a sandbox thread, the file system) while another computes.
   const lane = async (): Promise<void> => {
     for (let at = next++; at < families.length; at = next++) {
-      await families[at]!({ factory, description, features, seed, runs, options, results: lists[at]!, total, reported });
+      await families[at]!({ factory, description, features, seed, runs, options, draft, results: lists[at]!, total, reported });
       finished[at] = true;
       reported();
     }
@@ -260,6 +280,8 @@ interface FamilyRun {
   /** Runs the caller asked for; each family's default otherwise. */
   runs: number | undefined;
   options: PropertyOptions;
+  /** The draft judged. */
+  draft: string;
   /** This family's results, in its order. */
   results: PropertyResult[];
   total: number;
@@ -268,9 +290,11 @@ interface FamilyRun {
 }
 
 async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<void> {
-  const chosen = family.properties.filter((p) => selectsProperty(p, run.options.filter ?? []));
+  const chosen = family.properties.filter((p) => chosenAt(p, run.draft, run.options.filter ?? []));
   if (chosen.length === 0) return;
-  const runner = new ScenarioRunner<P>(run.factory, run.description, chosen, run.options.caseTimeoutMs ?? DEFAULT_PROPERTY_CASE_TIMEOUT_MS, family.build);
+  // Every cantrip of a scenario is constructed for the judged draft (CantripSetup.draft); its checks stay in 0.1.0's IDs.
+  const build: CaseBuilder<P> = (plan, header, expect) => ({ ...family.build(plan, header, expect), judged_draft: run.draft });
+  const runner = new ScenarioRunner<P>(run.factory, run.description, chosen, run.options.caseTimeoutMs ?? DEFAULT_PROPERTY_CASE_TIMEOUT_MS, build);
   let arbitrary: fc.Arbitrary<S> | undefined;
   const signal = run.options.signal;
   for (const property of chosen) {

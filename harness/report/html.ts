@@ -13,6 +13,7 @@ import type { Catalog } from '../../spec/catalog.ts';
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
 import { ambientHtmlSection } from './ambient-render.ts';
+import { recordShapeHtmlSection } from './record-shapes-render.ts';
 import { catalogOfReport, draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
 import {
   actualText,
@@ -128,7 +129,7 @@ export function renderHtml(report: Report, options: HtmlOptions = {}): string {
     ruleIds: new Set(report.rules.map((r) => r.id)),
   };
   const title = `Cantrip conformance: ${implementationName(report)} against ${judgedDraftName(report)}`;
-  const body = [header(ctx), nav(ctx), verdict(ctx), chapters(ctx), problems(ctx), ambientHtmlSection(ctx.report, html, (id) => ruleLink(ctx, id), (id) => caseLink(ctx, id)), failures(ctx), properties(ctx), rules(ctx), cases(ctx)];
+  const body = [header(ctx), nav(ctx), verdict(ctx), chapters(ctx), problems(ctx), ambientHtmlSection(ctx.report, html, (id) => ruleLink(ctx, id), (id) => caseLink(ctx, id)), recordShapeHtmlSection(ctx.report, html, (id) => caseLink(ctx, id)), failures(ctx), properties(ctx), rules(ctx), cases(ctx)];
   return [
     ...documentHead(title, STYLE),
     '<body>',
@@ -178,6 +179,7 @@ function nav(ctx: Ctx): string {
     ['chapters', 'Chapters'],
     ['problems', `Problems (${r.root_causes.length})`],
     ['ambient', `Ambient checks (${(r.ambient_checks ?? []).filter((c) => c.status === 'fail').length} violated)`],
+    ['record-shapes', `Record shapes (${r.record_shapes?.length ?? 0})`],
     ['failures', `Failures (${broken})`],
     ['properties', `Properties (${r.properties?.length ?? 0})`],
     ['rules', `Rules (${r.rules.length})`],

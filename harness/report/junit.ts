@@ -1,7 +1,9 @@
 /**
  * junit.xml: the report as JUnit XML, the format CI systems (Jenkins, GitLab, the GitHub test-report
  * actions) read. One `<testsuite>` per spec chapter, one `<testcase>` per conformance case and per
- * property and per ambient check (those go to the chapter of their first rule). The output follows the JUnit schema of
+ * property and per ambient check (those go to the chapter of their first rule), and one passing `<testcase>`
+ * per record-shape finding, its text in `<system-out>` (it is informational, never a failure or a skip;
+ * harness/report/record-shapes.ts). The output follows the JUnit schema of
  * the Jenkins xUnit plugin (junit-10.xsd; a copy is in fixtures/junit/, and the tests validate against
  * it), using only what the other common readers also understand.
  *
@@ -11,6 +13,7 @@
  */
 import type { Report } from './report.ts';
 import { ambientJUnitTests } from './ambient-render.ts';
+import { recordShapeJUnitTests } from './record-shapes-render.ts';
 import { draftOfReport, judgedDraftName } from './draft.ts';
 import {
   causeKeys,
@@ -43,6 +46,8 @@ interface Outcome {
   type?: string;
   message?: string;
   body?: string;
+  /** What a passing test has to say, as `<system-out>`. */
+  output?: string;
 }
 
 interface TestCase {
@@ -81,6 +86,12 @@ export function renderJUnit(report: Report, options: JUnitOptions = {}): string 
   for (const { check, outcome } of ambientJUnitTests(report)) {
     const chapter = chapterOfRule.get(check.rules[0] ?? '') ?? 0;
     add(chapter, { name: `ambient ${check.id}`, classname: `${className(chapter)}.ambient`, seconds: 0, outcome });
+  }
+
+  // One passing test per record-shape finding, in the chapter of the section that shows the shape: it says
+  // what differs in its <system-out>, where CI readers show it, without counting as a failure or a skip.
+  for (const t of recordShapeJUnitTests(report)) {
+    add(t.chapter, { name: t.name, classname: `${className(t.chapter)}.record-shapes`, seconds: 0, outcome: { output: t.output } });
   }
 
   const props = runProperties(report);
@@ -150,7 +161,7 @@ function runProperties(report: Report): [string, string][] {
 function testcaseXml(t: TestCase): string[] {
   const open = `    <testcase name="${xmlAttr(t.name)}" classname="${xmlAttr(t.classname)}" time="${seconds(t.seconds)}"`;
   const o = t.outcome;
-  if (!o.element) return [`${open}/>`];
+  if (!o.element) return o.output ? [`${open}>`, `      <system-out>${xmlText(o.output)}</system-out>`, '    </testcase>'] : [`${open}/>`];
   const attrs = `${o.type !== undefined ? ` type="${xmlAttr(o.type)}"` : ''}${o.message !== undefined ? ` message="${xmlAttr(clipText(o.message, MESSAGE_MAX))}"` : ''}`;
   const inner = o.body ? `<${o.element}${attrs}>${xmlText(o.body)}</${o.element}>` : `<${o.element}${attrs}/>`;
   return [`${open}>`, `      ${inner}`, '    </testcase>'];

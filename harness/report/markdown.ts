@@ -5,6 +5,7 @@ import { notExercisedText, profileText, skipNote, skipReasons } from './profile.
 import { casesWithCauses, type RootCause } from './root-causes.ts';
 import { judgedDraftName, outsideDraftNote } from './draft.ts';
 import { ambientConsoleLines, ambientMarkdownSection } from './ambient-render.ts';
+import { recordShapeConsoleLines, recordShapeMarkdownSection } from './record-shapes-render.ts';
 
 const clip = (value: unknown, max = 300): string => {
   const text = value === undefined ? '(nothing)' : JSON.stringify(value);
@@ -49,6 +50,7 @@ export function caseSummaryLines(report: Report): string[] {
   }
   for (const count of notRun.values()) if (count > 1) lines.push(`  ... and ${count - 1} more ${count - 1 === 1 ? 'case was' : 'cases were'} not run for the same cause (each is listed in report.md)`);
   lines.push(...ambientConsoleLines(report));
+  lines.push(...recordShapeConsoleLines(report));
   for (const id of report.stale) lines.push(`  STALE ${id}: listed as an expected failure but passes; remove it from the list`);
   return lines;
 }
@@ -228,6 +230,8 @@ export function renderMarkdown(report: Report): string {
   if (problems.length > 0) out.push('', ...problems);
   const ambient = ambientMarkdownSection(report);
   if (ambient.length > 0) out.push('', ...ambient);
+  const shapes = recordShapeMarkdownSection(report);
+  if (shapes.length > 0) out.push('', ...shapes);
   out.push('', '## Failures', '');
   if (broken.length === 0) out.push('None.');
   for (const c of broken) {

@@ -73,8 +73,10 @@ describe('junit.xml', () => {
     expect(junitSchemaProblems(root)).toEqual([]);
     expect(root.name).toBe('testsuites');
     const all = testcases(root);
-    // One test per case, per property and per ambient check (judged once for the run).
-    expect(all.length).toBe(report.cases.length + (report.properties?.length ?? 0) + report.ambient_checks.length);
+    // One test per case, per property and per ambient check (judged once for the run), and a passing one per record-shape finding.
+    const shapes = report.record_shapes ?? [];
+    expect(all.length).toBe(report.cases.length + (report.properties?.length ?? 0) + report.ambient_checks.length + shapes.length);
+    for (const f of shapes) expect(elements(all.find((t) => t.attrs.name === `record shape: ${f.field} ${f.difference}`)!).map((e) => e.name)).toEqual(['system-out']);
     expect(new Set(all.map((t) => `${t.attrs.classname}/${t.attrs.name}`)).size).toBe(all.length);
     const suites = elements(root).filter((e) => e.name === 'testsuite');
     for (const s of suites) {
@@ -201,8 +203,8 @@ describe('report.html', () => {
         expect(p.dom.ids).toBe(check.ids.length);
         expect(p.dom.counts['tr[id^="rule-"]']).toBe(report.rules.length);
         expect(p.dom.counts['tr[id^="case-"]']).toBe(report.cases.length);
-        // verdict, chapters, problems, ambient checks, failures, properties, rules, cases.
-        expect(p.dom.counts.section).toBe(8);
+        // verdict, chapters, problems, ambient checks, record shapes, failures, properties, rules, cases.
+        expect(p.dom.counts.section).toBe(9);
         expect(p.dom.title).toBe(`Cantrip conformance: ${report.implementation.name} ${report.implementation.version} against Cantrip 0.1.0 (cfee8a3)`);
       }
       expect(pages[3]!.dom.counts['tr[id^="rule-"]']).toBe(samples.reference.rules.length);

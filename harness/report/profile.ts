@@ -10,10 +10,12 @@ import type { Level } from '../case-file/index.ts';
 /**
  * Why something was skipped, read from the reason the planner or the property runner gave:
  * `undeclared` (a feature, an optional ward or a sandbox language the implementation does not declare),
- * `transport` (the case is about another crystal transport than the run's), `other` (a step the
- * implementation cannot express, a property no generated scenario applied to).
+ * `transport` (the case is about another crystal transport than the run's), `refused` (the
+ * implementation refused to construct the setup of a case not about construction: the case could not
+ * run, with the implementation's reason), `other` (a step the implementation cannot express, a property
+ * no generated scenario applied to).
  */
-export type SkipKind = 'undeclared' | 'transport' | 'other';
+export type SkipKind = 'undeclared' | 'transport' | 'refused' | 'other';
 
 export interface LevelSkips {
   /** Cases of the level skipped. */
@@ -23,6 +25,8 @@ export interface LevelSkips {
   /** The same skips (cases and properties) by kind. */
   undeclared: number;
   transport: number;
+  /** Cases whose setup the implementation refused to construct (each with its reason in the case). */
+  refused: number;
   other: number;
 }
 
@@ -66,13 +70,15 @@ export function skipKind(reason: string | undefined): { kind: SkipKind; needs: s
     return { kind: 'undeclared', needs: (languages?.[1]?.split(', ') ?? ['code']).map((l) => `sandbox ${l}`) };
   }
   if (/^crystal transport not declared|^the case is about the .* transport/.test(text)) return { kind: 'transport', needs: [] };
+  // harness/drive/refused-setup.ts: a construction refused in a case that does not judge the refusal.
+  if (text.startsWith('not run: the implementation refused to construct')) return { kind: 'refused', needs: [] };
   return { kind: 'other', needs: [] };
 }
 
 const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'MAY'];
 
 export function buildProfile(description: Description, cases: readonly Skippable[], properties: readonly Skippable[], rules: readonly { id: string; status: string }[]): Profile {
-  const skipped = Object.fromEntries(LEVELS.map((l) => [l, { cases: 0, properties: 0, undeclared: 0, transport: 0, other: 0 }])) as Record<Level, LevelSkips>;
+  const skipped = Object.fromEntries(LEVELS.map((l) => [l, { cases: 0, properties: 0, undeclared: 0, transport: 0, refused: 0, other: 0 }])) as Record<Level, LevelSkips>;
   const undeclared = new Set<string>();
   const count = (item: Skippable, what: 'cases' | 'properties'): void => {
     if (item.status !== 'skipped') return;
@@ -110,6 +116,7 @@ export function skipNote(s: LevelSkips): string {
   const parts = [
     s.undeclared > 0 ? `${s.undeclared} for undeclared features` : '',
     s.transport > 0 ? `${s.transport} about another crystal transport` : '',
+    s.refused > 0 ? `${s.refused} whose setup the implementation refused (its reason is in each case)` : '',
     s.other > 0 ? `${s.other} for other reasons` : '',
   ].filter(Boolean);
   const counted = [s.cases > 0 ? `${s.cases} ${s.cases === 1 ? 'case' : 'cases'}` : '', s.properties > 0 ? `${s.properties} ${s.properties === 1 ? 'property' : 'properties'}` : ''].filter(Boolean).join(' and ');

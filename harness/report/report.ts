@@ -16,6 +16,7 @@ import type { PropertyResult, PropertyStatus } from '../properties/index.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
 import { buildProfile, type Profile } from './profile.ts';
 import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck } from './ambient-checks.ts';
+import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts';
 import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
 import { caseInDraftTerms, propertyInDraftTerms } from './judged-ids.ts';
 
@@ -93,7 +94,13 @@ export interface Report {
   root_causes: RootCause[];
   /** The ambient invariants, each judged once over every case that ran, with its findings. */
   ambient_checks: AmbientCheck[];
-  cases: (Omit<CaseResult, 'position'> & { chapter: number; source: string })[];
+  /**
+   * How the looms' records differ from the shapes the spec shows, one finding per kind for the run
+   * (harness/report/record-shapes.ts). Informational: counted in no verdict. Absent in reports written
+   * before it existed.
+   */
+  record_shapes?: RecordShapeFinding[];
+  cases: (Omit<CaseResult, 'position' | 'record_shapes'> & { chapter: number; source: string })[];
   rules: RuleReport[];
   stale: string[];
   /** Property results (harness/properties), when properties ran. */
@@ -171,7 +178,10 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     chapters,
     root_causes: rootCauses(suite.cases),
     ambient_checks: ambient,
-    cases: suite.cases.map(({ position, failures, ...c }) => ({
+    // Never read by the verdict above: a record shape the spec shows but no rule requires fails nothing.
+    record_shapes: recordShapeFindings(suite.cases),
+    // Each case's record shapes are gathered in record_shapes, not repeated per case.
+    cases: suite.cases.map(({ position, failures, record_shapes: _shapes, ...c }) => ({
       ...c,
       // Only failed expectations are kept, without the bulky value of a passing check.
       failures: failures.map(({ path, matcher, ok, expected, actual, why, rule }) => ({ path, matcher, ok, expected, ...(actual !== undefined && { actual }), ...(why !== undefined && { why }), ...(rule !== undefined && { rule }) })),

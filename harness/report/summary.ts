@@ -6,6 +6,7 @@
  */
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
+import { recordShapeSummaryLines } from './record-shapes-render.ts';
 import { draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
 import { causeText, durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
 
@@ -73,6 +74,8 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
     if (findings.length > maxProblems) out.push(`- …and ${plural(findings.length - maxProblems, 'more finding')}.`);
     out.push('');
   }
+
+  out.push(...recordShapeSummaryLines(report, mdText, mdCode));
 
   const broken = report.cases.filter((c) => c.status === 'fail' || c.status === 'errored');
   if (broken.length > 0) {

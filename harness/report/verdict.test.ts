@@ -31,6 +31,7 @@ const suiteOf = (cases: CaseResult[]): SuiteResult => ({
   description: { name: 'impl', version: '1', spec_version: '0.1.0-draft', protocol_version: 1, features: [] },
   file: 'tests.yaml',
   spec_version: '0.1.0-draft',
+  draft: '0.1.0',
   format_version: 1,
   started_at: '2026-01-01T00:00:00.000Z',
   duration_ms: 10,

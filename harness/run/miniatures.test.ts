@@ -57,6 +57,8 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: s
   'fork-drops-the-require-done-nudge': { cases: ['loop1-fork-after-a-text-turn-under-require-done-alternates'], rules: ['LOOP-1'] },
   'child-context-dropped': { cases: ['comp-context-data-reaches-the-child'], rules: ['COMP-4'] },
   'child-throw-read-as-no-answer': { cases: ['comp8-child-that-throws-returns-an-error-to-the-parent'], rules: ['COMP-8'] },
+  // Seen only by a loom read while the cast runs (loom-during-cast): after the cast every turn is there, in order.
+  'turns-written-when-the-cast-ends': { cases: ['loom1-first-two-turns-are-in-the-loom-at-the-third-query', 'loom1-a-second-send-finds-its-first-turns-in-the-loom-mid-cast', 'loom1-a-child-finds-its-first-turns-in-the-loom-mid-cast'], rules: ['LOOM-1'] },
 };
 
 /**

@@ -3,11 +3,14 @@
  * keeps gate records without the call's id and without error names, and a result as the text the entity
  * was shown (`"1"` for 1); the cases about gate results (CIRCLE-4, CIRCLE-5, CIRCLE-7) judge what reached
  * the entity, and pass. The record schema accepts such a record; the loom expectations read results with
- * `seen_as` (harness/values/seen-as.ts).
+ * `seen_as` (harness/values/seen-as.ts). Each case notes how its loom's records differ from the spec's
+ * shapes (harness/judge/record-shapes.ts); the report lists each kind once, informational
+ * (harness/report/record-shapes.test.ts, harness/run/must-show-reports.test.ts).
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
+import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { validate } from '../../schemas/loader.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { PACKAGE_ROOT } from '../case-file/package-root.ts';
@@ -25,6 +28,14 @@ describe('gate records without ids or error names, results kept as shown text (i
   it('the cases about gate results pass on an implementation whose loom keeps no ids, no error names and rendered results', async () => {
     const suite = await runSuite(file, () => new Miniature(), { filter: CASES });
     expect(suite.cases.map((c) => [c.id, c.status]).sort()).toEqual(CASES.map((id) => [id, 'pass']).sort());
+  });
+
+  it('each case that ran notes its record shapes: the variant\'s missing ids, none on the reference\'s gate records (read once per run by the report)', async () => {
+    const variant = await runSuite(file, () => new Miniature(), { filter: CASES });
+    for (const c of variant.cases) expect(c.record_shapes?.map((o) => o.kind)).toContain('gate-record-without-tool-call-id');
+    const reference = await runSuite(file, () => createReferenceAdapter(), { filter: CASES });
+    expect(reference.cases.map((c) => c.status)).toEqual(CASES.map(() => 'pass'));
+    for (const c of reference.cases) expect((c.record_shapes ?? []).filter((o) => o.kind.startsWith('gate-'))).toEqual([]);
   });
 
   it('the variant really keeps that shape: no tool_call_id, results as text, failures without a name', async () => {

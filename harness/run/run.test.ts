@@ -20,6 +20,7 @@ cases:
   - id: runs-out-of-script
     rules: [LOOP-2]
     level: MUST
+    drafts: [0.1.0]
     description: the crystal is asked more often than scripted
     setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
     crystals:

@@ -15,10 +15,11 @@
 import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
+import { levelFor, rulesDraftOf } from '../case-file/index.ts';
 import { checkExpectations, type ExpectationResult } from '../judge/index.ts';
 import { driveCase } from '../drive/index.ts';
-import { checkInvariants, type InvariantResult } from '../judge/index.ts';
-import { planCases } from '../plan/index.ts';
+import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
+import { caseForDraft, chooseDraft, kitRulesIn, planCases } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
 import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
 import { GIVE_UP_AFTER, UnansweredStreak } from '../adapters/index.ts';
@@ -58,6 +59,11 @@ export interface CaseResult {
    * rule), and the case's rules when a driving problem failed it. Ambient invariants are not counted here.
    */
   failed_rules: string[];
+  /**
+   * How the records of the case's loom differ from the shapes the spec shows (harness/judge/record-shapes.ts):
+   * never a failure, gathered once per run by the report. Absent when the case did not run to a verdict.
+   */
+  record_shapes?: RecordShapeObservation[];
   /** Listed as an expected failure but passed. */
   stale?: boolean;
   position: { file: string; line: number; column: number };
@@ -83,14 +89,23 @@ export interface RunOptions {
    * several instances at once.
    */
   jobs?: number;
+  /**
+   * The draft to judge (a version of spec/drafts.yaml); it must be one the implementation declares.
+   * Default: the newest it declares (0.1.0 when it declares none): harness/plan/drafts.ts.
+   */
+  draft?: string;
+  /** Called once the draft is chosen and the cases planned, before the first case runs (the console's first lines). */
+  onPlanned?: (planned: { draft: string; description: Description; cases: number; outside: number }) => void;
 }
 
 export interface SuiteResult {
   description: Description;
   file: string;
   spec_version: string;
-  /** The spec draft judged (a registry version, e.g. `0.3.1`); absent: 0.1.0. */
-  draft?: string;
+  /** The draft judged: every rule ID and level in `cases` is this draft's. */
+  draft: string;
+  /** Ids of the cases (selected by the filter) that do not apply to the judged draft: not run, neither failed nor skipped. */
+  outside_draft?: string[];
   format_version: 1;
   started_at: string;
   duration_ms: number;
@@ -147,7 +162,11 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
   const startedAt = new Date().toISOString();
   const description = await describeAdapter(factory);
   const transport = options.crystalTransport ?? 'callback';
-  const plan = planCases(file.cases, description, options.filter ?? [], transport);
+  const draft = chooseDraft(description, options.draft);
+  const planned = planCases(file.cases, description, options.filter ?? [], transport, draft);
+  const plan = planned.filter((p) => p.outside === undefined);
+  const outside = planned.filter((p) => p.outside !== undefined).map((p) => p.case.id);
+  options.onPlanned?.({ draft, description, cases: plan.length, outside: outside.length });
   const jobs = Math.max(1, Math.floor(options.jobs ?? 1));
   // Each running case listens on the run's signal twice (making its adapter, driving it) and stops
   // listening when done: `jobs` cases at once are that many listeners, not a leak.
@@ -218,6 +237,8 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
     description,
     file: file.file,
     spec_version: file.spec_version,
+    draft,
+    outside_draft: outside,
     format_version: 1,
     started_at: startedAt,
     duration_ms: round(performance.now() - started),
@@ -231,8 +252,12 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
  * again on a fresh adapter with its times scaled up, up to {@link PREMISE_ATTEMPTS} runs
  * (harness/run/timing-premise.ts); the result is the last run's, and `duration_ms` covers them all.
  */
-export async function runCase(c: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal, transport: CrystalTransport = 'callback'): Promise<CaseResult> {
+export async function runCase(loaded: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal, transport: CrystalTransport = 'callback'): Promise<CaseResult> {
   const started = performance.now();
+  // A case planned for a draft is in that draft's terms already; any other is judged at the draft a run would choose.
+  const draft = loaded.judged_draft ?? chooseDraft(description);
+  const c = caseForDraft(loaded, draft);
+  if (c === undefined) return base({ ...loaded, level: 'MAY', judged_draft: draft }, 'skipped', 0, `outside the draft: the case does not apply to draft ${draft}`);
   for (let attempt = 1; ; attempt++) {
     const scaled = attempt === 1 ? c : withTimesScaled(c, PREMISE_TIME_FACTOR ** (attempt - 1), defaultTimeoutMs);
     const { result, premiseMissed } = await runDrive(scaled, factory, description, defaultTimeoutMs, signal, transport);
@@ -274,14 +299,16 @@ async function runDrive(
     const premiseMissed = missedPremise(c, drive);
     if (premiseMissed !== undefined) return { result: base(c, 'errored', elapsed(), 'timing premise missed'), premiseMissed };
     const checked = checkExpectations(c.expect, drive, c.rules);
+    const draft = c.judged_draft ?? chooseDraft(description);
     const failures = checked.filter((e) => !e.ok);
     // Ambient invariants are recorded here but judged once over the whole run (harness/report/ambient-checks.ts):
     // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).
-    const invariants = checkInvariants(c, drive);
+    // The kit's own checks name 0.1.0's rule IDs: the result speaks the judged draft's (harness/plan/drafts.ts).
+    const invariants = checkInvariants(c, drive).map((i) => ({ ...i, rules: kitRulesIn(i.rules, draft) }));
     const problems = drive.faults.map((f) => f.message);
-    const failedRules = failedRulesOf(c, failures, drive.faults);
+    const failedRules = failedRulesOf(c, failures, drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) })));
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
-    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules] } };
+    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
@@ -300,7 +327,8 @@ function base(c: LoadedCase, status: CaseStatus, duration: number, reason?: stri
   return {
     id: c.id,
     rules: c.rules,
-    level: c.level,
+    // A planned case has one level, the judged draft's (harness/plan/drafts.ts).
+    level: typeof c.level === 'string' ? c.level : (levelFor(c, c.judged_draft ?? rulesDraftOf(c)) ?? 'MUST'),
     requires: c.requires ?? [],
     description: c.description,
     status,

@@ -100,6 +100,7 @@ export function syntheticReport(): Report {
     description: { name: `nasty <impl> & "co"`, version: '0.0.1', spec_version: '0.1.0-draft', protocol_version: 1, features: [] },
     file: 'tests.yaml',
     spec_version: '0.1.0-draft',
+    draft: '0.1.0',
     format_version: 1,
     started_at: '2026-01-02T03:04:05.678Z',
     duration_ms: 12.34,

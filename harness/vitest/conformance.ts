@@ -15,17 +15,17 @@
 import { describe as vitestDescribe, it as vitestIt } from 'vitest';
 import { join } from 'node:path';
 import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
-import { loadCatalog } from '../../spec/catalog.ts';
+import { catalogOf, draftVersions } from '../../spec/drafts.ts';
 import type { LoadedCase } from '../case-file/index.ts';
 import { PACKAGE_ROOT } from '../case-file/index.ts';
 import type { ExpectationResult } from '../judge/index.ts';
 import type { InvariantResult } from '../judge/index.ts';
 import { loadCaseFile } from '../case-file/index.ts';
-import { planCases, selects } from '../plan/index.ts';
+import { caseForDraft, chooseDraft, planCases, selects } from '../plan/index.ts';
 import { CODE_PROPERTIES } from '../properties/index.ts';
 import { COMPOSITION_PROPERTIES } from '../properties/index.ts';
 import { PROPERTIES, type PropertyDefinition } from '../properties/index.ts';
-import { DEFAULT_SEED, runProperties, selectsProperty, type PropertyResult } from '../properties/index.ts';
+import { DEFAULT_SEED, propertyAppliesAt, propertyTermsAt, runProperties, selectsProperty, type PropertyResult } from '../properties/index.ts';
 import { TOOL_CALL_ID_PROPERTIES } from '../properties/index.ts';
 import { DEFAULT_CASE_TIMEOUT_MS, describeAdapter, runCase, type AdapterFactory, type CaseResult } from '../run/index.ts';
 
@@ -44,6 +44,12 @@ export interface ConformanceOptions {
   expectedFailures?: Iterable<string>;
   /** How the scripted crystals reach the implementation (default `callback`); it must be declared in describe(). */
   crystalTransport?: CrystalTransport;
+  /**
+   * The draft of the spec to judge, as `run --spec`: one the implementation declares in describe().drafts
+   * (default: the newest it declares). Given, cases and properties outside it are not declared at all
+   * and tests are grouped by its rule IDs; absent, such a case's test is skipped as outside the draft.
+   */
+  spec?: string;
 }
 
 /** The part of vitest's test context a conformance test uses. */
@@ -95,10 +101,14 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
   const known = new Set(file.cases.map((c) => c.id));
   const unknown = [...expected].filter((id) => !known.has(id));
   if (unknown.length > 0) throw new Error(`conformance(): expectedFailures names unknown case ids: ${unknown.join(', ')}`);
-  const cases = file.cases.filter((c) => selects(c, filter));
+  const spec = options.spec;
+  if (spec !== undefined && !draftVersions().includes(spec)) throw new Error(`conformance(): spec '${spec}' is not a draft the kit knows (${draftVersions().join(', ')})`);
+  // With a draft named, each case is declared in that draft's terms, and a case outside it not at all.
+  const inSpec = spec === undefined ? file.cases : file.cases.flatMap((c) => caseForDraft(c, spec) ?? []);
+  const cases = inSpec.filter((c) => selects(c, filter));
   const runProps = options.properties !== false;
   const propertyOptions = typeof options.properties === 'object' ? options.properties : {};
-  const properties = runProps ? ALL_PROPERTIES.filter((p) => selectsProperty(p, filter)) : [];
+  const properties = runProps ? ALL_PROPERTIES.filter((p) => (spec === undefined ? selectsProperty(p, filter) : propertyAppliesAt(p.rules, spec) && selectsProperty(propertyTermsAt(p, spec), filter))) : [];
   // As the CLI: a filter that selects nothing would be a green run that checked nothing.
   if (cases.length === 0 && properties.length === 0) throw new Error(`conformance(): the filter ${filter.join(',') || '(none)'} selects no case of ${file.file} and no property`);
   const seed = propertyOptions.seed ?? DEFAULT_SEED;
@@ -118,10 +128,17 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
     return groups.get(rule)!;
   };
   for (const c of cases) group(c.rules[0] ?? '(no rule)').cases.push(c);
-  for (const p of properties) group(p.rules[0] ?? '(no rule)').properties.push(p);
-  const catalog = loadCatalog();
-  const order = new Map(catalog.rules.map((r, i) => [r.id as string, i]));
-  const title = new Map(catalog.rules.map((r) => [r.id as string, r.title]));
+  for (const p of properties) group((spec === undefined ? p.rules[0] : propertyTermsAt(p, spec).rules[0]) ?? '(no rule)').properties.push(p);
+  // Groups follow the named draft's catalog; without one, 0.1.0's, then any later draft's for cases written in its IDs.
+  const catalogs = spec === undefined ? draftVersions().map((d) => catalogOf(d)) : [catalogOf(spec)];
+  const order = new Map<string, number>();
+  const title = new Map<string, string>();
+  for (const catalog of catalogs) {
+    for (const r of catalog.rules) {
+      if (!order.has(r.id)) order.set(r.id, order.size);
+      if (!title.has(r.id)) title.set(r.id, r.title);
+    }
+  }
   const rules = [...groups.keys()].sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
 
   for (const rule of rules) {
@@ -131,17 +148,23 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
         const limit = c.timeout_ms ?? options.timeout ?? DEFAULT_CASE_TIMEOUT_MS;
         api.it(`${c.id} [${c.rules.join(', ')}]`, async (context) => {
           const desc = await described();
-          const [planned] = planCases([c], desc, [], transport);
-          if (planned?.skip) context.skip(planned.skip);
-          const result = await runCase(c, options.adapter, desc, options.timeout ?? DEFAULT_CASE_TIMEOUT_MS, context.signal, planned?.transport ?? transport);
+          const draft = chooseDraft(desc, spec);
+          const [planned] = planCases([c], desc, [], transport, draft);
+          if (!planned) throw new Error(`case ${c.id} was not planned (harness bug)`);
+          if (planned.outside) context.skip(`outside the draft judged: ${planned.outside}`);
+          if (planned.skip) context.skip(planned.skip);
+          const result = await runCase(planned.case, options.adapter, desc, options.timeout ?? DEFAULT_CASE_TIMEOUT_MS, context.signal, planned.transport ?? transport);
           judgeCase(result, expected.has(c.id), context);
         }, limit + TEST_MARGIN_MS);
       }
       for (const p of ruleProperties) {
-        api.it(`property ${p.id} [${p.rules.join(', ')}]`, async (context) => {
+        api.it(`property ${p.id} [${(spec === undefined ? p.rules : propertyTermsAt(p, spec).rules).join(', ')}]`, async (context) => {
           const desc = await described();
+          const draft = chooseDraft(desc, spec);
+          if (!propertyAppliesAt(p.rules, draft)) context.skip(`outside the draft judged: a rule of ${p.rules.join(', ')} is removed or reversed in draft ${draft}`);
           const results = await runProperties(options.adapter, desc, {
             seed,
+            draft,
             filter: [p.id],
             ...(propertyOptions.runs !== undefined && { runs: propertyOptions.runs }),
             ...(options.timeout !== undefined && { caseTimeoutMs: options.timeout }),

@@ -40,7 +40,7 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call', 'loom-during-cast'],
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
         fork_strategies: ['snapshot', 'replay'],
         // Every ward kind the kit knows is enforced (reference/circle/wards.ts).

@@ -1,0 +1,35 @@
+/**
+ * The properties under a judged draft (issue 24). Properties are written once, in 0.1.0's rule IDs.
+ * A property runs at a draft only where each of its rules keeps a counterpart that has not turned
+ * around (not removed, reversed or new there: `child-gates-are-a-granted-subset` checks COMP-1 as
+ * 0.1.0 states it, which 0.2.0 reverses); its result then names the judged draft's IDs and no stronger
+ * level than its rules have there. The generation, shrinking and judging inside stay in 0.1.0's IDs.
+ */
+import { catalogOf, ruleCounterpart } from '../../spec/drafts.ts';
+import type { Level } from '../case-file/index.ts';
+import { statedLevels } from '../case-file/index.ts';
+import { KIT_RULES_DRAFT, kitRulesIn } from '../plan/index.ts';
+
+const TURNED: ReadonlySet<string> = new Set(['removed', 'reversed', 'new']);
+const RANK: Record<Level, number> = { MAY: 1, SHOULD: 2, MUST: 3 };
+
+/** Whether a property over `rules` (0.1.0 IDs) holds at draft `draft`. */
+export function propertyAppliesAt(rules: readonly string[], draft: string): boolean {
+  return rules.every((id) => {
+    const counterpart = ruleCounterpart(id, KIT_RULES_DRAFT, draft);
+    return counterpart.id !== undefined && !counterpart.changes.some((k) => TURNED.has(k));
+  });
+}
+
+/** A property's rules and level as draft `draft` states them: IDs mapped, a level above every level its rules state there lowered to the strongest. */
+export function propertyTermsAt<T extends { rules: string[]; level: Level }>(p: T, draft: string): T {
+  const rules = kitRulesIn(p.rules, draft);
+  const catalog = catalogOf(draft);
+  const strongest = rules
+    .flatMap((id) => {
+      const rule = catalog.rules.find((r) => r.id === id);
+      return rule === undefined ? [p.level] : statedLevels(rule);
+    })
+    .reduce<Level>((best, l) => (RANK[l] > RANK[best] ? l : best), 'MAY');
+  return { ...p, rules, level: RANK[p.level] > RANK[strongest] ? strongest : p.level };
+}

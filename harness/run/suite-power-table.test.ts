@@ -1,0 +1,64 @@
+/**
+ * docs/suite-power.md lists, per behaviour issue 22 found unwatched, the case that watches it, the defect
+ * that proves the case can fail, the rule blamed and the test that asserts it. This keeps the table
+ * honest: every case it names is in tests.yaml, every defect is defined in the fixture file it names and
+ * exercised by the test file it names, and every rule is a catalog rule. The verdicts themselves are
+ * asserted by those test files.
+ */
+import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isRuleId } from '../../spec/catalog.ts';
+import { PACKAGE_ROOT } from '../case-file/package-root.ts';
+
+interface Row {
+  cases: string[];
+  defect: string;
+  /** The function that plays the defect when it is a wrapper rather than a named defect of the fixture. */
+  wrapper?: string;
+  fixture: string;
+  rule: string;
+  tests: string[];
+}
+
+function rows(): Row[] {
+  const text = readFileSync(join(PACKAGE_ROOT, 'docs/suite-power.md'), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| behaviour') && !line.startsWith('| ---'))
+    .map((line) => {
+      const cells = line.split(' | ').map((c) => c.replace(/^\| |\s*\|$/g, ''));
+      const [, caseCell, defectCell, rule, testCell] = cells;
+      const fixture = /\(.*?([\w-]+\/[\w.-]+\.ts|[\w-]+\/)\)$/.exec(defectCell!)?.[1] ?? '';
+      return {
+        cases: [...caseCell!.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]!),
+        defect: /^`([a-z0-9-]+)`/.exec(defectCell!)?.[1] ?? '',
+        wrapper: /\(`(\w+)`,/.exec(defectCell!)?.[1],
+        fixture,
+        rule: rule!,
+        tests: testCell!.split(', ').map((t) => t.trim()),
+      };
+    });
+}
+
+describe('docs/suite-power.md (issue 22): each row points at things that exist', () => {
+  const table = rows();
+  const cases = readFileSync(join(PACKAGE_ROOT, 'tests.yaml'), 'utf8');
+
+  it('has a row per behaviour', () => {
+    expect(table.length).toBeGreaterThanOrEqual(24);
+  });
+
+  for (const row of table) {
+    it(`${row.rule}: ${row.cases.join(', ') || row.defect || row.fixture}`, () => {
+      for (const id of row.cases) expect(cases, id).toContain(`- id: ${id}\n`);
+      for (const rule of row.rule.split(', ').filter((r) => r !== "each case's rule")) expect(isRuleId(rule), rule).toBe(true);
+      expect(row.fixture, 'the fixture file').not.toBe('');
+      if (row.defect !== '') {
+        const fixture = readFileSync(join(PACKAGE_ROOT, 'fixtures', row.fixture), 'utf8');
+        expect(fixture, `${row.wrapper ?? row.defect} in fixtures/${row.fixture}`).toContain(row.wrapper ? `function ${row.wrapper}(` : `'${row.defect}'`);
+        for (const test of row.tests) expect(readFileSync(join(PACKAGE_ROOT, test), 'utf8'), `${row.defect} in ${test}`).toContain(row.defect);
+      }
+    });
+  }
+});
