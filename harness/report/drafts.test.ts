@@ -3,8 +3,8 @@
  * rules from that draft's catalog (issue 24); `diff` compares reports of two drafts through the map of
  * rule ids; `matrix` lays one implementation out across the three drafts, a row per rule lineage.
  *
- * The reports across drafts come from one run of the reference on a small slice of tests.yaml, read as
- * judged at each draft the way planning hands cases to a judged draft (harness/testing/draft-samples.ts),
+ * The reports across drafts come from runs of the reference at 0.1.0, 0.2.0 and 0.3.1 on a small slice
+ * of tests.yaml, planned for each draft as `run --spec` plans them (harness/testing/draft-samples.ts),
  * each written as report.json and read back with readReport, as the `diff` and `matrix` commands do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
