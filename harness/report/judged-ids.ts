@@ -1,10 +1,12 @@
 /**
- * Rule ids in the judged draft's terms, whatever part of the kit named them. Planning hands every case
- * and property to the run with its rules already in the judged draft's ids (the drafts contract), but the
- * checks the kit runs on every case (the ambient invariants, the schema findings of harness/judge) name
- * the kit's own ids, those of 0.1.0. Left as they are, a `CRYSTAL-4` finding in a 0.3.1 run would break
- * no rule of that draft and fail no level. So, before anything is counted, an id the judged draft does
- * not have but 0.1.0 does is read as 0.1.0's and mapped through the registry (`CRYSTAL-4` is `LLM-4`).
+ * Rule ids in the judged draft's terms, whatever produced the suite result. A run maps them already:
+ * planning hands every case and property over in the judged draft's ids, and the run maps the ids the
+ * kit's own checks name, which are 0.1.0's (the ambient invariants, the faults found while driving:
+ * harness/plan `kitRulesIn`). A suite result built some other way (by hand, by a library user, by an
+ * older kit) may not be, and left as they are a `CRYSTAL-4` finding in a 0.3.1 report would break no
+ * rule of that draft and fail no level, silently. So the report checks once more, before anything is
+ * counted: an id the judged draft does not have but 0.1.0 does is read as 0.1.0's and mapped through
+ * the registry (`CRYSTAL-4` is `LLM-4`). On a run's own result this changes nothing.
  *
  * An id that both drafts have stays: it is the same rule in both, since no registered draft reuses an id
  * of 0.1.0 for another rule (judged-ids.test.ts checks that for every draft, so a draft that did would be
