@@ -24,12 +24,15 @@ const DIFF_OPTIONS = { format: { type: 'string' } } as const satisfies OptionTab
 const MATRIX_OPTIONS = { html: { type: 'string' }, 'only-differences': { type: 'boolean' } } as const satisfies OptionTable;
 
 const DIFF_HELP = `${DIFF_USAGE}
-  Compares two reports written by \`run\`: new failures, fixed cases, changed reasons.
+  Compares two reports written by \`run\`: new failures, fixed cases, changed reasons. Reports of two
+  drafts are compared rule by rule through the map of rule ids between drafts (the first line says so).
   --format <f>   text | markdown | json [text]
   exit codes: 0 no regression, 1 the newer report has regressions, 2 bad usage or a report that does not read`;
 
 const MATRIX_HELP = `${MATRIX_USAGE}
-  A rule-by-implementation table of two or more reports written by \`run\`.
+  A rule-by-implementation table of two or more reports written by \`run\`, which may have judged
+  different drafts: each row is then one rule across them (LLM-4 / CRYSTAL-4), "not in this draft" where
+  a column's draft has no such rule.
   --html <file>          also write the table as a self-contained HTML file
   --only-differences     only the rules on which the reports differ
   exit codes: 0 the table was written, 2 bad usage or a report that does not read`;

@@ -9,11 +9,12 @@
  * case (links back to its rules and to its failure). Every id is `<kind>-<name>` (report-format.ts
  * `anchor`), so a link such as `report.html#rule-LOOP-3` or `#case-<case id>` can be shared.
  */
-import { loadCatalog, type Catalog } from '../../spec/catalog.ts';
+import type { Catalog } from '../../spec/catalog.ts';
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
 import { ambientHtmlSection } from './ambient-render.ts';
 import { recordShapeHtmlSection } from './record-shapes-render.ts';
+import { catalogOfReport, draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
 import {
   actualText,
   anchor,
@@ -33,8 +34,8 @@ import {
 } from './format.ts';
 
 export interface HtmlOptions {
-  /** The rule catalog for each rule's summary; default: the packaged spec/rules.yaml. */
-  catalog?: Catalog;
+  /** The rule catalog for each rule's summary; default: the catalog of the draft the report judged. */
+  catalog?: Catalog<string>;
   /** Longest value (expected, actual, detail) shown in full before it is cut. Default 2000. */
   maxValue?: number;
 }
@@ -83,7 +84,8 @@ tr:target, article:target, li:target { outline: 2px solid var(--link); outline-o
 
 interface Ctx {
   report: Report;
-  catalog: Catalog;
+  /** Undefined when this kit does not know the report's draft: rules are then shown by title only. */
+  catalog: Catalog<string> | undefined;
   summary: Map<string, string>;
   max: number;
   causeNumber: Map<string, number>;
@@ -115,18 +117,18 @@ function value(ctx: Ctx, v: unknown): string {
 
 /** Renders the report as a self-contained HTML page. */
 export function renderHtml(report: Report, options: HtmlOptions = {}): string {
-  const catalog = options.catalog ?? loadCatalog();
+  const catalog = options.catalog ?? catalogOfReport(report);
   const ctx: Ctx = {
     report,
     catalog,
-    summary: new Map(catalog.rules.map((r) => [r.id as string, r.summary])),
+    summary: new Map((catalog?.rules ?? []).map((r) => [r.id, r.summary])),
     max: options.maxValue ?? 2000,
     causeNumber: new Map(report.root_causes.map((c, i) => [c.key, i + 1])),
     caseIds: new Set(report.cases.map((c) => c.id)),
     propertyIds: new Set((report.properties ?? []).map((p) => p.id)),
     ruleIds: new Set(report.rules.map((r) => r.id)),
   };
-  const title = `Cantrip conformance: ${implementationName(report)}`;
+  const title = `Cantrip conformance: ${implementationName(report)} against ${judgedDraftName(report)}`;
   const body = [header(ctx), nav(ctx), verdict(ctx), chapters(ctx), problems(ctx), ambientHtmlSection(ctx.report, html, (id) => ruleLink(ctx, id), (id) => caseLink(ctx, id)), recordShapeHtmlSection(ctx.report, html, (id) => caseLink(ctx, id)), failures(ctx), properties(ctx), rules(ctx), cases(ctx)];
   return [
     ...documentHead(title, STYLE),
@@ -144,6 +146,7 @@ function header(ctx: Ctx): string {
   const env = r.environment;
   const seed = r.properties?.[0]?.seed;
   const facts: [string, string][] = [
+    ['Draft judged', `${html(judgedDraftName(r))} <span class="muted">(the text labelled ${html(draftOfReport(r).label)}; rule ids, titles and levels are this draft's${html(outsideDraftNote(r))})</span>`],
     ['Implementation', `${html(impl.name)} ${html(impl.version)} <span class="muted">(declares spec ${html(impl.spec_version)}, protocol ${html(impl.protocol_version)})</span>`],
     ['Features', html(impl.features.join(', ') || 'none')],
     ...(impl.sandbox ? [['Sandbox', html(`${impl.sandbox.language} (tool ${impl.sandbox.tool}, argument ${impl.sandbox.argument})`)] as [string, string]] : []),
@@ -158,7 +161,7 @@ function header(ctx: Ctx): string {
   return [
     '<header>',
     `<h1>Cantrip conformance report</h1>`,
-    `<p class="overall">${html(implementationName(r))}: ${badge(overall[0]!)} ${html(overall[1]!)} (exit code ${code})${r.profile.name === 'full' ? '' : `, for the ${html(r.profile.name)} profile only (<a href="#profile">what was not checked</a>)`}</p>`,
+    `<p class="overall">${html(implementationName(r))} against ${html(judgedDraftName(r))}: ${badge(overall[0]!)} ${html(overall[1]!)} (exit code ${code})${r.profile.name === 'full' ? '' : `, for the ${html(r.profile.name)} profile only (<a href="#profile">what was not checked</a>)`}</p>`,
     ...(interruptedBy(r) ? [`<p class="overall">${badge('incomplete')} The run was interrupted (${html(interruptedBy(r)!)}): this report is partial; the cases and properties that did not finish are errored, and the verdict is incomplete, not fail.</p>`] : []),
     `<p>${plural(s.total, 'case')}: ${s.pass} pass, ${s.fail} fail, ${s.errored} errored, ${s.xfail} expected failures, ${s.skipped} skipped${s.stale ? `, <strong>${s.stale} stale</strong>` : ''}.</p>`,
     '<dl class="facts">',
@@ -215,7 +218,7 @@ function profileBlock(ctx: Ctx): string {
   const p = ctx.report.profile;
   const ids = p.rules_not_exercised;
   return [
-    `<div id="profile"><p><strong>Profile judged</strong>: ${html(profileText(p, Infinity))}. ${html(notExercisedText(p))}${ids.length > 0 ? ':' : '.'}</p>`,
+    `<div id="profile"><p><strong>Profile judged</strong>: ${html(profileText(p, Infinity))}. ${html(notExercisedText(p, 0, judgedDraftName(ctx.report)))}${ids.length > 0 ? ':' : '.'}</p>`,
     ...(ids.length > 0 ? [`<p class="ids">${ids.map((id) => ruleLink(ctx, id)).join(' ')}</p>`] : []),
     '</div>',
   ].join('\n');

@@ -14,6 +14,7 @@
 import type { Report } from './report.ts';
 import { ambientJUnitTests } from './ambient-render.ts';
 import { recordShapeJUnitTests } from './record-shapes-render.ts';
+import { draftOfReport, judgedDraftName } from './draft.ts';
 import {
   causeKeys,
   clipText,
@@ -99,7 +100,7 @@ export function renderJUnit(report: Report, options: JUnitOptions = {}): string 
   const count = (tests: TestCase[], element: Outcome['element']): number => tests.filter((t) => t.outcome.element === element).length;
   const total = (tests: TestCase[]): number => tests.reduce((sum, t) => sum + t.seconds, 0);
   out.push(
-    `<testsuites name="${xmlAttr(`Cantrip conformance: ${implementationName(report)}`)}" tests="${all.length}" failures="${count(all, 'failure')}" errors="${count(all, 'error')}" time="${seconds(total(all))}">`,
+    `<testsuites name="${xmlAttr(`Cantrip conformance: ${implementationName(report)} against ${judgedDraftName(report)}`)}" tests="${all.length}" failures="${count(all, 'failure')}" errors="${count(all, 'error')}" time="${seconds(total(all))}">`,
   );
   let id = 0;
   for (const chapter of [...suites.keys()].sort((a, b) => (a === 0 ? 1 : b === 0 ? -1 : a - b))) {
@@ -136,6 +137,10 @@ function runProperties(report: Report): [string, string][] {
     ['implementation.spec_version', impl.spec_version],
     ['implementation.features', impl.features.join(', ')],
     ['spec_version', report.spec_version],
+    // The draft judged: its rule ids are the ones the tests and failure texts name.
+    ['draft', draftOfReport(report).version],
+    ['draft.commit', draftOfReport(report).commit],
+    ['draft.label', draftOfReport(report).label],
     ['case_file', env.case_file],
     ['filter', env.filter.join(' ')],
     ['node', env.node],

@@ -3,6 +3,7 @@ import type { Report } from './report.ts';
 import { actualText, causeText, durationText, expectationLine, interruptedBy, LEVELS } from './format.ts';
 import { notExercisedText, profileText, skipNote, skipReasons } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
+import { judgedDraftName, outsideDraftNote } from './draft.ts';
 import { ambientConsoleLines, ambientMarkdownSection } from './ambient-render.ts';
 import { recordShapeConsoleLines, recordShapeMarkdownSection } from './record-shapes-render.ts';
 
@@ -27,7 +28,7 @@ const NOT_RUN = 'not run: ';
 export function caseSummaryLines(report: Report): string[] {
   const lines: string[] = [];
   const impl = report.implementation;
-  lines.push(`${impl.name} ${impl.version} (spec ${impl.spec_version}; features: ${impl.features.join(', ') || 'none'})`);
+  lines.push(`${impl.name} ${impl.version}, judged against ${judgedDraftName(report)} (declares spec ${impl.spec_version}; features: ${impl.features.join(', ') || 'none'})`);
   for (const ch of report.chapters) {
     if (ch.total === 0) continue;
     lines.push(`  ${String(ch.chapter)}. ${ch.title.padEnd(12)} ${ch.pass} pass, ${ch.fail} fail, ${ch.errored} errored, ${ch.skipped} skipped, ${ch.xfail} xfail`);
@@ -86,11 +87,11 @@ export function verdictDetail(report: Report, level: (typeof LEVELS)[number]): s
   return [head, ...parts].join('; ');
 }
 
-/** `profile: core (no feature declared; not declared: fork, …); 21 of 67 rules not exercised (report.md, "Rules")`. */
+/** `profile: core (no feature declared; not declared: fork, …); 21 of 79 rules of Cantrip 0.3.1 (0c876ea) not exercised (listed in report.md and report.html)`. */
 export function profileLine(report: Report): string {
   const p = report.profile;
   const n = p.rules_not_exercised.length;
-  return `profile: ${profileText(p)}; ${notExercisedText(p, 5)}${n > 5 ? ' (listed in report.md and report.html)' : ''}`;
+  return `profile: ${profileText(p)}; ${notExercisedText(p, 5, judgedDraftName(report))}${n > 5 ? ' (listed in report.md and report.html)' : ''}${outsideDraftNote(report)}`;
 }
 
 /** How many root causes the console lists before pointing at report.md. */
@@ -195,7 +196,7 @@ function propertySection(report: Report): string[] {
 function profileSection(report: Report): string[] {
   const p = report.profile;
   const byId = new Map(report.rules.map((r) => [r.id, r]));
-  const out = [`**Profile judged**: ${profileText(p, Infinity)}. ${notExercisedText(p)}${p.rules_not_exercised.length > 0 ? ':' : '.'}`];
+  const out = [`**Profile judged**: ${profileText(p, Infinity)}. ${notExercisedText(p, 0, judgedDraftName(report))}${p.rules_not_exercised.length > 0 ? ':' : '.'}`];
   if (p.rules_not_exercised.length > 0) {
     out.push('');
     for (const id of p.rules_not_exercised) {
@@ -210,7 +211,9 @@ export function renderMarkdown(report: Report): string {
   const impl = report.implementation;
   const out: string[] = [];
   out.push(`# Cantrip conformance report: ${impl.name} ${impl.version}`, '');
-  out.push(`Spec ${report.spec_version}, case format ${report.format_version}, features: ${impl.features.join(', ') || 'none'}.`);
+  out.push(`**Draft judged: ${judgedDraftName(report)}**; the rule ids, titles and levels below are that draft's${outsideDraftNote(report)}.`, '');
+  if (report.outside_draft && report.outside_draft.length > 0) out.push(`Cases outside this draft: ${report.outside_draft.join(', ')}.`, '');
+  out.push(`Case file spec ${report.spec_version}, case format ${report.format_version}; features: ${impl.features.join(', ') || 'none'}.`);
   out.push(`Run at ${report.environment.started_at} on Node ${report.environment.node} (${report.environment.platform}/${report.environment.arch}), ${durationText(report)}.`, '');
   out.push('## Verdict', '', '| level | verdict | applicable | pass | fail | errored | xfail | skipped | skipped because |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const level of LEVELS) {

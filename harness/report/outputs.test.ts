@@ -205,7 +205,7 @@ describe('report.html', () => {
         expect(p.dom.counts['tr[id^="case-"]']).toBe(report.cases.length);
         // verdict, chapters, problems, ambient checks, record shapes, failures, properties, rules, cases.
         expect(p.dom.counts.section).toBe(9);
-        expect(p.dom.title).toBe(`Cantrip conformance: ${report.implementation.name} ${report.implementation.version}`);
+        expect(p.dom.title).toBe(`Cantrip conformance: ${report.implementation.name} ${report.implementation.version} against Cantrip 0.1.0 (cfee8a3)`);
       }
       expect(pages[3]!.dom.counts['tr[id^="rule-"]']).toBe(samples.reference.rules.length);
     });
@@ -232,7 +232,7 @@ describe('summary.md and badge.json', () => {
   it('badge.json is a shields.io endpoint: red for the defect, brightgreen for the reference, blue with its profile for the variant', () => {
     const defect = JSON.parse(readFileSync(join(dir, 'defect', 'badge.json'), 'utf8'));
     expect(Object.keys(defect).sort()).toEqual(['color', 'label', 'message', 'schemaVersion']);
-    expect(defect).toMatchObject({ schemaVersion: 1, label: 'cantrip', color: 'red' });
+    expect(defect).toMatchObject({ schemaVersion: 1, label: 'cantrip 0.1.0', color: 'red' });
     expect(defect.message).toMatch(/^MUST failing \(\d+\)$/);
     const shares = (r: typeof samples.variant): string => `MUST ${r.verdict.MUST.pass}/${r.verdict.MUST.applicable} · SHOULD ${r.verdict.SHOULD.pass}/${r.verdict.SHOULD.applicable} · MAY ${r.verdict.MAY.pass}/${r.verdict.MAY.applicable}`;
     expect(renderBadge(samples.reference)).toMatchObject({ color: 'brightgreen', message: shares(samples.reference) });

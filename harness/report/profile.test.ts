@@ -64,14 +64,14 @@ describe('a report of an implementation that declares no feature', () => {
     const transport = skips.transport > 0 ? `, ${skips.transport} about another crystal transport` : '';
     expect(lines).toContain(`MUST   PASS        (${v.pass}/${v.applicable} applicable pass; ${v.skipped} cases skipped: ${skips.undeclared} for undeclared features${transport})`);
     const profile = lines.find((l) => l.startsWith('profile: '));
-    expect(profile).toMatch(/^profile: core \(no feature declared; not declared: [^)]+\); \d+ of 67 rules not exercised/);
+    expect(profile).toMatch(/^profile: core \(no feature declared; not declared: [^)]+\); \d+ of 67 rules of Cantrip 0\.1\.0 \(cfee8a3\) not exercised/);
     // The line names undeclared features, in the profile's order, and counts the rest: together they are
     // every feature the profile records as not declared (composition among them, see above).
     const [, named, more] = /not declared: (.+?)(?: and (\d+) more)?\);/.exec(profile!)!;
     const names = named!.split(', ');
     expect(names).toEqual(report.profile.undeclared.slice(0, names.length));
     expect(names.length + Number(more ?? 0)).toBe(report.profile.undeclared.length);
-    expect(profile).toContain(`${report.profile.rules_not_exercised.length} of 67 rules not exercised`);
+    expect(profile).toContain(`${report.profile.rules_not_exercised.length} of 67 rules of Cantrip 0.1.0 (cfee8a3) not exercised`);
   });
 
   it('the badge is not a plain green pass: blue, with the profile and the number skipped', () => {

@@ -136,9 +136,13 @@ export function profileText(p: Profile, maxMissing = 6): string {
   return `${p.name} (${declared}; not declared: ${missing})`;
 }
 
-/** `21 of 67 rules not exercised`; with `list`, the ids follow when there are at most that many. */
-export function notExercisedText(p: Profile, list = 0): string {
+/**
+ * `21 of 67 rules not exercised`; with `list`, the ids follow when there are at most that many; with
+ * `draft` (its name, `Cantrip 0.3.1 (0c876ea)`), whose rules they are: `21 of 79 rules of Cantrip 0.3.1
+ * (0c876ea) not exercised`.
+ */
+export function notExercisedText(p: Profile, list = 0, draft?: string): string {
   const n = p.rules_not_exercised.length;
   const ids = n > 0 && n <= list ? ` (${p.rules_not_exercised.join(', ')})` : '';
-  return `${n} of ${p.rules_total} rules not exercised${ids}`;
+  return `${n} of ${p.rules_total} rules${draft !== undefined ? ` of ${draft}` : ''} not exercised${ids}`;
 }

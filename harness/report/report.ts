@@ -1,10 +1,13 @@
 /**
  * Builds report.json from a suite result: cases, a roll-up per catalog rule, a summary per chapter,
  * a verdict per level, and the failures grouped by root cause. Validated against
- * `schemas/report.schema.json` before it is written.
+ * `schemas/report.schema.json` before it is written. Everything is in the terms of the draft the run
+ * judged (`suite.draft`, 0.1.0 when absent): its catalog gives the rules, their titles and levels, and
+ * its words the chapter titles.
  */
 import { arch, cpus, platform } from 'node:os';
-import { loadCatalog, type Catalog } from '../../spec/catalog.ts';
+import type { Catalog } from '../../spec/catalog.ts';
+import { catalogOf } from '../../spec/drafts.ts';
 import { assertValid } from '../../schemas/loader.ts';
 import type { Description } from '../../schemas/adapter.ts';
 import type { Level } from '../case-file/index.ts';
@@ -14,9 +17,12 @@ import { rootCauses, type RootCause } from './root-causes.ts';
 import { buildProfile, type Profile } from './profile.ts';
 import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck } from './ambient-checks.ts';
 import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts';
+import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
+import { caseInDraftTerms, propertyInDraftTerms } from './judged-ids.ts';
 
 export const REPORT_VERSION = 1;
-export const CHAPTERS: Record<number, string> = { 1: 'The loop', 2: 'The crystal', 3: 'The call', 4: 'The circle', 5: 'Composition', 6: 'The loom', 7: 'Production' };
+/** The chapter titles of draft 0.1.0; a report uses those of the draft it judged (draft.ts `chapterTitles`). */
+export const CHAPTERS: Record<number, string> = chapterTitles(UNDECLARED_DRAFT);
 
 export type RuleStatus = CaseStatus | 'untested';
 type Counts = Record<CaseStatus, number>;
@@ -75,6 +81,10 @@ export interface Report {
   report_version: number;
   implementation: Description;
   spec_version: string;
+  /** The draft judged; absent only in reports written before drafts were told apart (they judged 0.1.0). */
+  draft?: ReportDraft;
+  /** Cases the filter selected that do not apply to the draft judged: not run, neither failed nor skipped. */
+  outside_draft?: string[];
   format_version: 1;
   environment: { node: string; platform: string; arch: string; cpus: number; case_file: string; started_at: string; duration_ms: number; phases?: Phases; filter: string[] };
   summary: Counts & { total: number; stale: number };
@@ -103,10 +113,18 @@ export interface Report {
 
 const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0 });
 
-export function buildReport(suite: SuiteResult, options: { filter?: string[]; catalog?: Catalog; properties?: PropertyResult[]; interrupted?: string; timing?: RunTiming } = {}): Report {
-  const properties = options.properties;
+/**
+ * The report of a run. `catalog` replaces the judged draft's catalog (tests); by default it is
+ * `catalogOf(suite.draft ?? '0.1.0')`.
+ */
+export function buildReport(judged: SuiteResult, options: { filter?: string[]; catalog?: Catalog<string>; properties?: PropertyResult[]; interrupted?: string; timing?: RunTiming } = {}): Report {
+  const draft = reportDraft(judged.draft ?? UNDECLARED_DRAFT);
+  // Every rule id in the judged draft's terms, including those of checks that name the kit's own 0.1.0 ids (judged-ids.ts).
+  const suite: SuiteResult = { ...judged, cases: judged.cases.map((c) => caseInDraftTerms(c, draft.version)) };
+  const properties = options.properties?.map((p) => propertyInDraftTerms(p, draft.version));
   const timing = options.timing ?? timingOf(suite, properties);
-  const catalog = options.catalog ?? loadCatalog();
+  const catalog = options.catalog ?? catalogOf(draft.version);
+  const titles = chapterTitles(draft.version);
   const chapterOf = new Map(catalog.rules.map((r) => [r.id as string, r.chapter]));
   const caseChapter = (c: CaseResult): number => chapterOf.get(c.rules[0] ?? '') ?? 0;
   const summary = { ...zero(), total: suite.cases.length, stale: 0 };
@@ -141,7 +159,7 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
   }
   const brokenByAmbient = ambientBrokenRules(ambient);
   const rules = catalog.rules.map((r) => withAmbient(properties ? withProperties(rollUp(r, suite.cases), properties) : rollUp(r, suite.cases), brokenByAmbient));
-  const chapters = Object.entries(CHAPTERS).map(([n, title]) => {
+  const chapters = Object.entries(titles).map(([n, title]) => {
     const counts = zero();
     const mine = suite.cases.filter((c) => caseChapter(c) === Number(n));
     for (const c of mine) counts[c.status]++;
@@ -151,6 +169,8 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     report_version: REPORT_VERSION,
     implementation: suite.description,
     spec_version: suite.spec_version,
+    draft,
+    ...(outsideDraft(suite) && { outside_draft: outsideDraft(suite) }),
     format_version: suite.format_version,
     environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: options.filter ?? [] },
     summary,
@@ -174,6 +194,12 @@ export function buildReport(suite: SuiteResult, options: { filter?: string[]; ca
     profile: buildProfile(suite.description, suite.cases, properties ?? [], rules),
     ...(options.interrupted && { interrupted: options.interrupted }),
   };
+}
+
+/** The ids of the cases planning left out as outside the judged draft, when the run says (harness/run `outside_draft`). */
+function outsideDraft(suite: SuiteResult): string[] | undefined {
+  const ids = (suite as { outside_draft?: unknown }).outside_draft;
+  return Array.isArray(ids) && ids.length > 0 ? ids.filter((id): id is string => typeof id === 'string') : undefined;
 }
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
@@ -206,7 +232,7 @@ function withAmbient(rule: RuleReport, broken: Map<string, string[]>): RuleRepor
   return checks ? { ...rule, status: 'fail', failed_by_ambient: checks } : rule;
 }
 
-function rollUp(rule: Catalog['rules'][number], cases: CaseResult[]): RuleReport {
+function rollUp(rule: Catalog<string>['rules'][number], cases: CaseResult[]): RuleReport {
   const listing = cases.filter((c) => c.rules.includes(rule.id));
   const touching = cases.filter((c) => c.invariants.some((i) => i.rules.includes(rule.id) && i.status !== 'skipped'));
   const failedBy = cases.filter((c) => c.failed_rules.includes(rule.id));

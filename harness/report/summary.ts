@@ -7,6 +7,7 @@
 import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
 import { recordShapeSummaryLines } from './record-shapes-render.ts';
+import { draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
 import { causeText, durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
 
 /** The file names the CLI writes next to report.json. */
@@ -35,7 +36,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
   const profile = report.profile;
   out.push(`## Cantrip conformance: ${mdText(implementationName(report))} ${runMark(exitCode(report))}${profile.name === 'full' ? '' : ` (${profile.name} profile)`}`, '');
   out.push(
-    `Spec ${mdText(report.spec_version)} · ${mdText(report.environment.case_file)}${report.environment.filter.length > 0 ? ` · filter ${mdCode(report.environment.filter.join(' '))}` : ''} · ${mdText(durationText(report))}`,
+    `Judged against ${mdText(judgedDraftName(report))}${mdText(outsideDraftNote(report).replace(/^; /, ' · '))} · ${mdText(report.environment.case_file)}${report.environment.filter.length > 0 ? ` · filter ${mdCode(report.environment.filter.join(' '))}` : ''} · ${mdText(durationText(report))}`,
     '',
   );
   const signal = interruptedBy(report);
@@ -50,7 +51,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
   }
   out.push('');
   const notRun = profile.rules_not_exercised;
-  out.push(`**Profile judged**: ${mdText(profileText(profile))}. ${notExercisedText(profile)}${notRun.length > 0 ? `: ${notRun.slice(0, 30).map(mdCode).join(', ')}${notRun.length > 30 ? ` and ${notRun.length - 30} more` : ''}` : ''}.`, '');
+  out.push(`**Profile judged**: ${mdText(profileText(profile))}. ${mdText(notExercisedText(profile, 0, judgedDraftName(report)))}${notRun.length > 0 ? `: ${notRun.slice(0, 30).map(mdCode).join(', ')}${notRun.length > 30 ? ` and ${notRun.length - 30} more` : ''}` : ''}.`, '');
   if (report.stale.length > 0) out.push(`**Stale expected failures** (they pass; remove them from the list): ${report.stale.map(mdCode).join(', ')}`, '');
 
   const causes = report.root_causes;
@@ -108,7 +109,7 @@ export interface Badge {
 }
 
 export interface BadgeOptions {
-  /** Left-hand text. Default "cantrip". */
+  /** Left-hand text. Default "cantrip" and the draft judged, `cantrip 0.3.1`; a label given here is used as it is, and the message then ends with the draft (`· draft 0.3.1`). */
   label?: string;
 }
 
@@ -120,10 +121,17 @@ export interface BadgeOptions {
  * not declare, since then a pass covers only part of the spec. A failing run (a MUST case or property
  * failed, or an expected failure is stale) is red, `MUST failing (3)`, with `· 1 errored` and `· 2 stale` when there are; an incomplete one (a MUST case or
  * property errored or was interrupted, none failed) is yellow, `MUST incomplete (2 errored)`;
- * lightgrey when nothing applicable ran.
+ * lightgrey when nothing applicable ran. The badge names the draft judged: in its label by default
+ * (`cantrip 0.3.1`), else at the end of its message.
  */
 export function renderBadge(report: Report, options: BadgeOptions = {}): Badge {
-  const label = options.label ?? 'cantrip';
+  const version = draftOfReport(report).version;
+  const badge = verdictBadge(report, options.label ?? `cantrip ${version}`);
+  return options.label === undefined ? badge : { ...badge, message: `${badge.message} · draft ${version}` };
+}
+
+/** The badge's verdict, colour and message, under `label`. */
+function verdictBadge(report: Report, label: string): Badge {
   const v = report.verdict;
   if (LEVELS.every((l) => v[l].status === 'no-cases')) return { schemaVersion: 1, label, message: 'no cases ran', color: 'lightgrey' };
   const code = exitCode(report);

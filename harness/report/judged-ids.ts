@@ -1,0 +1,62 @@
+/**
+ * Rule ids in the judged draft's terms, whatever produced the suite result. A run maps them already:
+ * planning hands every case and property over in the judged draft's ids, and the run maps the ids the
+ * kit's own checks name, which are 0.1.0's (the ambient invariants, the faults found while driving:
+ * harness/plan `kitRulesIn`). A suite result built some other way (by hand, by a library user, by an
+ * older kit) may not be, and left as they are a `CRYSTAL-4` finding in a 0.3.1 report would break no
+ * rule of that draft and fail no level, silently. So the report checks once more, before anything is
+ * counted: an id the judged draft does not have but 0.1.0 does is read as 0.1.0's and mapped through
+ * the registry (`CRYSTAL-4` is `LLM-4`). On a run's own result this changes nothing.
+ *
+ * An id that both drafts have stays: it is the same rule in both, since no registered draft reuses an id
+ * of 0.1.0 for another rule (judged-ids.test.ts checks that for every draft, so a draft that did would be
+ * noticed). An id with no counterpart (a rule the judged draft removed) also stays, and belongs to no
+ * rule of the report. For a run judged at 0.1.0 nothing changes.
+ */
+import { catalogOf, mapRuleId } from '../../spec/drafts.ts';
+import type { CaseResult } from '../run/index.ts';
+import type { PropertyResult } from '../properties/index.ts';
+import { UNDECLARED_DRAFT } from './draft.ts';
+
+/** Maps one id into the judged draft's terms (see the module comment). */
+export function judgedRuleId(id: string, version: string): string {
+  if (version === UNDECLARED_DRAFT) return id;
+  if (catalogOf(version).rules.some((r) => r.id === id)) return id;
+  if (!catalogOf(UNDECLARED_DRAFT).rules.some((r) => r.id === id)) return id;
+  return mapRuleId(id, UNDECLARED_DRAFT, version) ?? id;
+}
+
+/** A rule list in the judged draft's terms, without duplicates. */
+function judgedIds(ids: readonly string[], version: string): string[] {
+  return [...new Set(ids.map((id) => judgedRuleId(id, version)))];
+}
+
+/** A case result with every rule id it carries (its rules, failed rules, expectations', invariants') in the judged draft's terms. */
+export function caseInDraftTerms(c: CaseResult, version: string): CaseResult {
+  if (version === UNDECLARED_DRAFT) return c;
+  return {
+    ...c,
+    rules: judgedIds(c.rules, version),
+    failed_rules: judgedIds(c.failed_rules, version),
+    failures: c.failures.map((f) => (f.rule === undefined ? f : { ...f, rule: judgedRuleId(f.rule, version) })),
+    invariants: c.invariants.map((i) => ({ ...i, rules: judgedIds(i.rules, version) })),
+  };
+}
+
+/** A property result with its rule ids (and its counterexample's) in the judged draft's terms. */
+export function propertyInDraftTerms(p: PropertyResult, version: string): PropertyResult {
+  if (version === UNDECLARED_DRAFT) return p;
+  const ce = p.counterexample;
+  return {
+    ...p,
+    rules: judgedIds(p.rules, version),
+    failed_rules: judgedIds(p.failed_rules, version),
+    ...(ce && {
+      counterexample: {
+        ...ce,
+        failures: ce.failures.map((f) => (f.rule === undefined ? f : { ...f, rule: judgedRuleId(f.rule, version) })),
+        invariants: ce.invariants.map((i) => ({ ...i, rules: judgedIds(i.rules, version) })),
+      },
+    }),
+  };
+}
