@@ -172,6 +172,8 @@ export interface Description {
    * acknowledged, when the setup asks for no other bound ({@link CantripSetup.event_buffer}).
    */
   event_buffer?: number;
+  /** The drafts of the spec it implements, by version (`0.1.0`, `0.2.0`, `0.3.1`); absent means `['0.1.0']`. */
+  drafts?: string[];
 }
 
 /** The marker the kit looks for when an implementation declares none (the spec's example, §6.8). */
@@ -315,6 +317,8 @@ export interface CantripSetup {
    * bound ({@link Description.event_buffer}).
    */
   event_buffer?: number;
+  /** The draft being judged, by version: an implementation of several drafts builds that draft's cantrip. Absent means `0.1.0`. */
+  draft?: string;
 }
 
 /** The harness's answer to a crystal query. */

@@ -1,7 +1,7 @@
 import { defineGate, type Gate } from '../circle/gate.ts';
 import { toGateError } from '../circle/gate-execution.ts';
 import { CantripError } from '../errors.ts';
-import { answerOf, CHILD_REQUEST_SCHEMA, runChild, type CompositionDependencies } from './call-entity.ts';
+import { answerOf, childRequestSchema, runChild, type CompositionDependencies } from './call-entity.ts';
 import { CALL_ENTITY_BATCH } from './names.ts';
 
 /** Children of one batch running at once when no `maxConcurrency` ward says otherwise. */
@@ -21,7 +21,7 @@ export function callEntityBatchGate(dependencies: CompositionDependencies = {}, 
       description: 'Delegate several sub-tasks to child entities running concurrently; returns their results in request order.',
       parameters: {
         type: 'object',
-        properties: { intents: { type: 'array', items: CHILD_REQUEST_SCHEMA, minItems: 1, description: 'One entry per child.' } },
+        properties: { intents: { type: 'array', items: childRequestSchema(dependencies.draft), minItems: 1, description: 'One entry per child.' } },
         required: ['intents'],
       },
     },
