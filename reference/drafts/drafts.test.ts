@@ -165,6 +165,26 @@ describe("a child's circle: COMP-1 at 0.1.0 / COMP-1 (reversed) at 0.2.0+", () =
   });
 });
 
+describe('batch size: COMP-3 at 0.1.0 / COMP-3 (amended) at 0.2.0+', () => {
+  it('COMP-3 at 0.1.0: a batch of 51 runs every child / COMP-3 (amended) at 0.2.0 and 0.3.1: it is refused before any child runs; 50 still run', async () => {
+    const intents = (n: number) => Array.from({ length: n }, (_, index) => ({ intent: `part ${index}` }));
+    const everyChild = (n: number) => Array.from({ length: n }, () => reply('done', { answer: 'piece' }));
+    const at010 = family('0.1.0', { parent: [reply('call_entity_batch', { intents: intents(51) }), reply('done', { answer: 1 })], child: everyChild(51) });
+    const all = await at010.cantrip.cast('go');
+    expect((all.turns[0]!.gate_calls[0]!.result as unknown[]).length).toBe(51);
+    expect(at010.child.requests).toHaveLength(51);
+    for (const draft of ['0.2.0', '0.3.1'] as const) {
+      const refused = family(draft, { parent: [reply('call_entity_batch', { intents: intents(51) }), reply('done', { answer: 1 })], child: everyChild(51) });
+      const result = await refused.cantrip.cast('go');
+      expect(readRecord(result.turns[0]!.gate_calls[0]!)).toMatchObject({ ok: false, error: { code: 'invalid_gate_arguments' } });
+      expect(refused.child.requests).toHaveLength(0);
+    }
+    const fifty = family('0.3.1', { parent: [reply('call_entity_batch', { intents: intents(50) }), reply('done', { answer: 1 })], child: everyChild(50) });
+    const ran = await fifty.cantrip.cast('go');
+    expect((readRecord(ran.turns[0]!.gate_calls[0]!).result as unknown[]).length).toBe(50);
+  });
+});
+
 describe("a child's identity: COMP-7 at 0.1.0 and 0.2.0 / COMP-10 at 0.3.1", () => {
   it("COMP-7 at 0.1.0 and 0.2.0: a child given no identity speaks with the parent's call / COMP-10 at 0.3.1: it gets a generic identity, never the parent's prompt", async () => {
     for (const draft of REFERENCE_DRAFTS) {

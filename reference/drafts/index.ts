@@ -3,3 +3,4 @@ export * from './child-circle.ts';
 export * from './child-identity.ts';
 export * from './done-call.ts';
 export * from './gate-call-records.ts';
+export * from './batch-size.ts';
