@@ -153,6 +153,12 @@ export interface Description {
   spec_version: string;
   protocol_version: number;
   features: Feature[];
+  /**
+   * The drafts of the spec it implements, by the versions spec/drafts.yaml registers (`0.1.0`,
+   * `0.2.0`, `0.3.1`). Absent: `['0.1.0']`, the draft the kit first judged. `run --spec` picks one of
+   * them (default: the newest) and every `construct` then says which ({@link CantripSetup.draft}).
+   */
+  drafts?: string[];
   sandbox?: SandboxDescription;
   /** Fork strategies the implementation uses, when it declares `fork` or `code-fork`. */
   fork_strategies?: ForkStrategy[];
@@ -172,8 +178,6 @@ export interface Description {
    * acknowledged, when the setup asks for no other bound ({@link CantripSetup.event_buffer}).
    */
   event_buffer?: number;
-  /** The drafts of the spec it implements, by version (`0.1.0`, `0.2.0`, `0.3.1`); absent means `['0.1.0']`. */
-  drafts?: string[];
 }
 
 /** The marker the kit looks for when an implementation declares none (the spec's example, §6.8). */
@@ -284,6 +288,12 @@ export interface CrystalSetup {
 
 /** Everything `construct` needs to build a cantrip. Absent parts must be rejected with their codes (CANTRIP-1). */
 export interface CantripSetup {
+  /**
+   * The draft being judged, one of {@link Description.drafts}: an implementation of several drafts
+   * builds that draft's cantrip. Absent: `0.1.0`. Children a cantrip spawns itself are built by the
+   * implementation, for the draft of the cantrip that spawns them.
+   */
+  draft?: string;
   crystal?: CrystalSetup;
   call?: CallSetup;
   circle?: {
@@ -317,8 +327,6 @@ export interface CantripSetup {
    * bound ({@link Description.event_buffer}).
    */
   event_buffer?: number;
-  /** The draft being judged, by version: an implementation of several drafts builds that draft's cantrip. Absent means `0.1.0`. */
-  draft?: string;
 }
 
 /** The harness's answer to a crystal query. */

@@ -228,7 +228,7 @@ const RECORD_SHAPES: Record<string, Shape> = {
   // The adapter contract's records as the protocol schemas carry them (schemas/adapter.ts).
   'protocol/describe#/$defs/result': shapeOf<Description>()(
     ['name', 'version', 'spec_version', 'protocol_version', 'features'],
-    ['sandbox', 'fork_strategies', 'wards', 'builtins', 'fold_marker', 'crystal_transports', 'event_buffer', 'drafts'],
+    ['drafts', 'sandbox', 'fork_strategies', 'wards', 'builtins', 'fold_marker', 'crystal_transports', 'event_buffer'],
   ),
   'protocol/describe#/$defs/result/properties/sandbox': shapeOf<SandboxDescription>()(['language', 'tool', 'argument'], []),
   'protocol/describe#/$defs/builtins': shapeOf<BuiltinSignatures>()([], ['done', 'call_entity', 'call_entity_batch']),
