@@ -14,6 +14,8 @@
  *   entity was served each certainly make a turn that does not end the cast (well-formed gate calls, no
  *   done among them; under require_done, non-empty text too): the turn cap had cut it off. Either
  *   reading of the cap (per cast, per entity) cuts it off there or sooner.
+ * - **CANTRIP-2, ENTITY-2**: a cast came back with the entity an earlier cast, invocation or fork
+ *   produced: every cast yields an entity of its own, with an id no other shares.
  * - **ENTITY-1**: the loom holds more entities than the actions produced plus the children there can be:
  *   no more than the crystals' replies asked for (each `call_entity` one, each `call_entity_batch` entry
  *   one), and no more than the queries a children's crystal or lane received (a child with a turn
@@ -49,6 +51,8 @@ export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFaul
     const fault = endingFault(state, trace);
     if (fault) faults.push(fault);
   }
+  const reused = reusedEntityFault(state, trace);
+  if (reused) faults.push(reused);
   const stray = strayEntityFault(state);
   if (stray) faults.push(stray);
   return faults;
@@ -78,6 +82,14 @@ function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | unde
   if (cap === undefined || setup.folding !== undefined || replies.length < cap) return undefined;
   if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true))) return undefined;
   return { kind: 'fail', message: `'${trace.name}' came back terminated although its first ${cap} replies each made a turn that does not end the cast: the max_turns ward of ${cap} had cut it off`, rules: ['LOOP-4', 'CIRCLE-6'] };
+}
+
+/** A cast that came back with an entity an earlier action produced (CANTRIP-2, ENTITY-2); reported once. */
+function reusedEntityFault(state: DriveState, trace: ActionTrace): CrystalFault | undefined {
+  if (trace.verb !== 'cast' || trace.entity === undefined || state.faults.some((f) => f.rules?.includes('CANTRIP-2') === true)) return undefined;
+  const earlier = [...state.actions.values()].find((t) => t !== trace && t.index < trace.index && t.entity === trace.entity);
+  if (!earlier) return undefined;
+  return { kind: 'fail', message: `cast '${trace.name}' came back with the entity of '${earlier.name}': a cast yields an entity of its own`, rules: ['CANTRIP-2', 'ENTITY-2'] };
 }
 
 /** More entities in the loom than the actions and the scripted delegations account for (ENTITY-1); reported once. */

@@ -26,16 +26,15 @@ export function userTexts(request: CrystalRequest): string[] {
 }
 
 /**
- * The user message a script key is looked up by: the first one (the intent, INTENT-2), or, when that
- * matches no key at all, the latest one that does. An entity that was handed something before its intent
- * (a preamble, its parent's history, its context data) is still that entity; whether its intent came
- * first is INTENT-2's business, judged on the requests, not a reason to answer it from another script.
+ * The user message a script key is looked up by: the latest one that matches a key, as for placing a
+ * request on a shared crystal (an entity's own intent comes after whatever it was handed before it: a
+ * preamble, its parent's history, its context data, an earlier cast's intent it should not have kept),
+ * else the first. Whether the intent came first is INTENT-2's business, judged on the requests, not a
+ * reason to answer the entity from another script.
  */
 export function keyedText(request: CrystalRequest, keys: readonly string[]): string | undefined {
-  const first = firstUserText(request);
   const matches = (text: string): boolean => keys.some((k) => text.includes(k));
-  if (first === undefined || matches(first)) return first;
-  return userTexts(request).reverse().find(matches) ?? first;
+  return userTexts(request).reverse().find(matches) ?? firstUserText(request);
 }
 
 interface SharedCrystal {

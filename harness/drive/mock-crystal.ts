@@ -170,7 +170,7 @@ export class MockCrystals {
     if (decided !== undefined) {
       // One query after the outcome is a summary (LOOP-4); a second means the loop did not stop.
       if (this.watch.takeAfterOutcome(crystal, intent) > 1) {
-        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`, followsDone(request) ? ['LOOP-3'] : this.watch.wardRules(crystal, intent));
+        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`, followsDone(request) && this.watch.servedDone(crystal, intent) ? ['LOOP-3'] : this.watch.wardRules(crystal, intent));
         return entry;
       }
       entry.reply = { ok: true, response: jsonCopy(AFTER_OUTCOME_REPLY) as CrystalResponse };
@@ -223,7 +223,7 @@ export class MockCrystals {
     const step = this.nextStep(crystal, request);
     if (!step) {
       // Queried after a reply that called done: the script ran out because the loop went on (LOOP-3).
-      if (followsDone(request)) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, ['LOOP-3']);
+      if (followsDone(request) && this.watch.servedDone(crystal, this.lanes.entityIntent(request))) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, ['LOOP-3']);
       // A request that carries no intent the case gives cannot be told from another entity's: INTENT-2, as on a shared crystal.
       if (!this.lanes.carriesEntityKey(request)) return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index}, which carries no intent of the case's entities among its user messages: the harness cannot tell which entity asked`, ['INTENT-2']);
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
@@ -263,13 +263,13 @@ export class MockCrystals {
       const checked = validate('crystal-response', response);
       if (!checked.ok) return this.fault('error', `crystal '${crystal}' step for request #${index} is not a valid response (mark it raw: true if intended):\n${formatProblems(checked.problems)}`);
     }
-    if (callsDoneForCertain(step)) this.watch.noteDone(crystal, this.lanes.entityIntent(request));
+    if ((step.tool_calls ?? []).some((t) => t.gate === 'done')) this.watch.noteDone(crystal, this.lanes.entityIntent(request), callsDoneForCertain(step));
     return { ok: true, response };
   }
 
   private nextStep(crystal: string, request: CrystalRequest): ScriptStep | undefined {
     const keyed = this.byIntent.get(crystal) ?? [];
-    // The first user message picks the script; one handed something before its intent is still found by it (keyedText).
+    // The latest user message that carries a key picks the script (keyedText), as on a shared crystal.
     const text = keyedText(request, keyed.map(([key]) => key));
     if (text !== undefined) {
       for (const [key, steps] of keyed) {

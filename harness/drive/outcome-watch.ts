@@ -39,7 +39,7 @@ export interface WatchedCase {
   /**
    * Whether a scripted, well-formed `done` call with an answer certainly ends its cast: the circle is a
    * conversation, and nothing the case sets lets an implementation refuse it or cut the turn off before
-   * it runs (no verifiers, no argument schema of the author's choosing for done, no wall-clock ward, no
+   * it runs (no verifiers or child limits, no argument schema of the author's choosing for done, no wall-clock ward, no
    * `tool_choice: none`). A token budget the reply used up is checked per query (doneEnded).
    */
   doneIsCertain?: boolean;
@@ -72,7 +72,7 @@ export function watchedCase(c: LoadedCase, childCrystals: ReadonlySet<string>): 
   const wards = circle?.wards ?? {};
   const doneWithSchema = (circle?.gates ?? []).some((g) => typeof g !== 'string' && g.name === 'done' && g.parameters !== undefined);
   const doneIsCertain =
-    circle?.medium === 'conversation' && !circle.verifiers && !doneWithSchema && wards.timeout_ms === undefined && c.setup.tool_choice !== 'none';
+    circle?.medium === 'conversation' && !circle.verifiers && !circle.child_limits && !doneWithSchema && wards.timeout_ms === undefined && c.setup.tool_choice !== 'none';
   return { crystal: c.setup.crystal, wards, childCrystals, childTurnCaps, ...(refuses && { refuses }), doneIsCertain };
 }
 
@@ -87,6 +87,8 @@ export class OutcomeWatch {
   private readonly afterOutcome = new Map<string, number>();
   /** Entities (turn keys) served a reply whose done call ends their cast. */
   private readonly endedByDone = new Set<string>();
+  /** Entities (turn keys) served a reply that calls done at all, in this action. */
+  private readonly calledDone = new Set<string>();
 
   constructor(
     private readonly watched: WatchedCase,
@@ -130,9 +132,15 @@ export class OutcomeWatch {
     }
   }
 
-  /** The crystal served this entity a reply whose `done` call must end its cast (the caller checked the reply). */
-  noteDone(crystal: string, intent: string | undefined): void {
-    if (this.watched.doneIsCertain && this.tellsEntitiesApart(crystal)) this.endedByDone.add(this.turnKey(crystal, intent));
+  /** The crystal served this entity a reply that calls `done`; `certain`: one it must accept (the caller checked the reply). */
+  noteDone(crystal: string, intent: string | undefined, certain: boolean): void {
+    this.calledDone.add(this.turnKey(crystal, intent));
+    if (certain && this.watched.doneIsCertain && this.tellsEntitiesApart(crystal)) this.endedByDone.add(this.turnKey(crystal, intent));
+  }
+
+  /** Whether this entity was served a reply that calls done in this action (not a done of an earlier cast its messages may still hold). */
+  servedDone(crystal: string, intent: string | undefined): boolean {
+    return this.calledDone.has(this.turnKey(crystal, intent));
   }
 
   /** Whether this entity's cast was already ended by a done call it had to accept: any further query breaks LOOP-3. */

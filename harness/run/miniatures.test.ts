@@ -23,7 +23,7 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: s
   // One turn past the cap is the circle not enforcing its ward (CIRCLE-6), for children too (WARD-1).
   'off-by-one-max-turns': { cases: ['max-turns-truncates-the-cast', 'truncated-cast-gets-a-summary', 'ward1-child-turn-cap-is-the-smaller'], rules: ['LOOP-4', 'CIRCLE-6', 'WARD-1'] },
   // Zero usage also starves the token-budget ward, the entity's (LOOP-4) and its children's (WARD-1).
-  'drops-usage': { cases: ['usage-tracked-per-turn-and-per-entity', 'loop4-token-budget-ward'], rules: ['PROD-3', 'LOOM-9', 'LOOP-4', 'WARD-1'], overreach: ['PROD-2'] },
+  'drops-usage': { cases: ['usage-tracked-per-turn-and-per-entity', 'loop4-token-budget-ward'], rules: ['PROD-3', 'LOOM-9', 'LOOP-4', 'WARD-1'] },
   // Accepted edits leave the loom broken in the ways the edits chose: a dangling parent (LOOM-2), a turn both terminated and truncated (LOOM-7), a chain cut (LOOP-1).
   'mutates-past-turns': { cases: ['stored-turn-cannot-be-edited', 'loom3-stored-turn-cannot-be-deleted'], rules: ['LOOM-3', 'LOOM-2', 'LOOM-7', 'LOOP-1'] },
   'intent-not-first': { cases: ['intent2-intent-is-first-user-message-after-system'], rules: ['INTENT-2'] },
@@ -34,7 +34,7 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: s
   // without a ward accepted is also a configuration that cannot end accepted (LOOP-2).
   'no-construction-validation': { cases: ['construct-without-done-gate-refused', 'construct-without-truncation-ward-refused'], rules: ['CANTRIP-3', 'CIRCLE-1', 'CIRCLE-2', 'LOOP-2'] },
   // The reused entity's requests lead with the first cast's intent (INTENT-2), and its ids are shared (ENTITY-2).
-  'shared-state-between-casts': { cases: ['casts-of-one-cantrip-are-independent'], rules: ['CANTRIP-2', 'ENTITY-2', 'INTENT-2'], overreach: ['CRYSTAL-1', 'ENTITY-4', 'LOOM-10', 'LOOM-4', 'LOOP-3', 'PROD-3'] },
+  'shared-state-between-casts': { cases: ['casts-of-one-cantrip-are-independent'], rules: ['CANTRIP-2', 'ENTITY-2', 'INTENT-2'] },
   // The copied history holds the parent's call_entity call, unanswered in the child's context (CIRCLE-4, CIRCLE-7), and leads with the parent's intent (INTENT-2).
   'child-inherits-parent-history': { cases: ['comp4-child-history-stays-out-of-parent', 'child-starts-without-parent-history'], rules: ['COMP-4', 'INTENT-2', 'CIRCLE-4', 'CIRCLE-7'] },
   'batch-results-in-completion-order': { cases: ['comp3-batch-results-in-request-order'], rules: ['COMP-3'] },
