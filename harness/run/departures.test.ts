@@ -10,6 +10,7 @@ import { Miniature, type Defect } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseText } from '../case-file/load.ts';
 import { ambientChecks } from '../report/ambient-checks.ts';
 import { buildReport } from '../report/report.ts';
+import { renderMarkdown } from '../report/markdown.ts';
 import { MockCrystals, OutcomeWatch } from '../drive/index.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { runSuite, type CaseResult } from './run.ts';
@@ -196,6 +197,14 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     expect([status.get('LOOP-3'), status.get('CIRCLE-8')]).toEqual(['fail', 'fail']);
     // Its only case read a run that was no longer its own: no evidence for CANTRIP-2 either way.
     expect(status.get('CANTRIP-2')).toBe('skipped');
+    // report.md lists the driving problem first, then the expectations as read after it.
+    const [result] = suite.cases;
+    const md = renderMarkdown(buildReport(suite));
+    const section = md.slice(md.indexOf(`### ${result!.id}`));
+    const problemAt = section.indexOf(result!.problems[0]!);
+    const expectationAt = section.indexOf(`\`${result!.failures[0]!.path}\``);
+    expect(problemAt).toBeGreaterThan(0);
+    expect(expectationAt).toBeGreaterThan(problemAt);
   });
 
   it('LOOP-4 and CIRCLE-6: a second query after a ward decided the outcome (one is a summary)', async () => {
