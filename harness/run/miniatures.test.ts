@@ -51,7 +51,7 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: s
   'batch-children-outlive-parent': { cases: ['comp9-parent-timeout-stops-every-batch-child'], rules: ['COMP-9'] },
   'duplicate-ids-checked-side-by-side': { cases: ['crystal4-duplicate-ids-apart-in-one-reply'], rules: ['CRYSTAL-4'] },
   'fork-onto-other-crystal-starts-fresh': { cases: ['loom4-fork-onto-another-crystal-carries-the-path'], rules: ['LOOM-4'] },
-  // The drive finds the stray entity (harness/drive/course.ts) when the loom holds more entities than the actions and the children could have made. Where a child failed before storing a turn, it may account for the stray one: those runs (five composition cases) keep the terminal-state check judging the cast's last turn, which the stray entity took, so LOOM-7 is still blamed there.
+  // The drive finds the stray entity (harness/drive/course.ts) when the loom holds more entities than the actions and the children could have made. Where a child queried but failed before storing a turn, it may account for the stray one (an implementation may store a turn for a failed query, as the reference does): those runs (three composition cases) keep the terminal-state check judging the cast's last turn, which the stray entity took, so LOOM-7 is still blamed there.
   'turns-under-a-stray-entity': { cases: ['entity1-every-entity-in-the-loom-came-from-a-cast-or-an-invocation'], rules: ['ENTITY-1'], overreach: ['LOOM-7'] },
   'thinking-taken-as-a-reply': { cases: ['crystal3-thinking-alone-is-not-a-response'], rules: ['CRYSTAL-3'] },
   'overflow-trims-history': { cases: ['crystal2-overflow-after-history-is-a-structured-error'], rules: ['CRYSTAL-2'] },
