@@ -153,6 +153,26 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     expect(ambientRules).not.toContain('LOOM-7');
   });
 
+  it('CANTRIP-2 and ENTITY-2: a cast that comes back with the entity an earlier cast produced', async () => {
+    const text = caseFile(
+      'usage-of-a-second-cast',
+      ['PROD-3'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: done, args: { answer: one } }]
+          - tool_calls: [{ gate: done, args: { answer: two } }]
+    act:
+      - cast: { intent: "first job", as: a }
+      - cast: { intent: "second job", as: b }
+    expect:
+      - { path: outcomes.b.usage, equals: { prompt: 10, completion: 5, cached: 0 } }
+`,
+    );
+    await expectAttributed(text, 'shared-state-between-casts', ['CANTRIP-2', 'ENTITY-2']);
+  });
+
   it('INTENT-2: a request that carries no intent of the case, where the script keyed by intent has nothing for it', async () => {
     const text = caseFile(
       'keyed-by-intent',
