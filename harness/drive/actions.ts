@@ -11,6 +11,7 @@ import type { ActionTrace } from './run-record.ts';
 import { topEntity } from './top-entity.ts';
 import { judgesConstructError, NotRun, refusedSetupReason } from './refused-setup.ts';
 import { acpPrompt, acpSession } from './acp-steps.ts';
+import { courseFaults } from './course.ts';
 
 /** What one verb gets: the drive's state, the host given to `construct`, the action's body and its trace. */
 interface Step {
@@ -167,4 +168,6 @@ export async function runAction(state: DriveState, host: Host, action: Action, i
   const body = (action as Record<string, Record<string, unknown>>)[verb] ?? {};
   const trace = state.beginAction(verb, body.as, index);
   await VERB_STEPS[verb]({ state, host, body, trace });
+  // Where the action left the case's script, under the rule that was broken (drive/course.ts).
+  state.faults.push(...courseFaults(state, trace));
 }

@@ -20,6 +20,23 @@ export function firstUserText(request: CrystalRequest): string | undefined {
   return typeof m?.content === 'string' ? m.content : undefined;
 }
 
+/** The text of every user message of a request, in order. */
+export function userTexts(request: CrystalRequest): string[] {
+  return (request.messages ?? []).flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+}
+
+/**
+ * The user message a script key is looked up by: the latest one that matches a key, as for placing a
+ * request on a shared crystal (an entity's own intent comes after whatever it was handed before it: a
+ * preamble, its parent's history, its context data, an earlier cast's intent it should not have kept),
+ * else the first. Whether the intent came first is INTENT-2's business, judged on the requests, not a
+ * reason to answer the entity from another script.
+ */
+export function keyedText(request: CrystalRequest, keys: readonly string[]): string | undefined {
+  const matches = (text: string): boolean => keys.some((k) => text.includes(k));
+  return userTexts(request).reverse().find(matches) ?? firstUserText(request);
+}
+
 interface SharedCrystal {
   /** Lane name -> the intents that place a request there. */
   lanes: [string, string[]][];
@@ -33,6 +50,8 @@ export class EntityLanes {
   private readonly actionWithoutIntent: boolean;
   /** Every intent the case gives: its actions' and those its scripts delegate to children. */
   private readonly knownIntents: string[];
+  /** Every text that tells an entity: the known intents, every `by_intent` key and every lane's intents. */
+  private readonly entityKeys: string[];
 
   constructor(c: Pick<LoadedCase, 'crystals' | 'act'>) {
     const delegated = delegatedIntents(c);
@@ -44,6 +63,11 @@ export class EntityLanes {
     const bodies = c.act.map((a) => ('cast' in a ? a.cast : 'send' in a ? a.send : 'fork' in a ? a.fork : undefined));
     this.actionIntents = bodies.flatMap((b) => (typeof b?.intent === 'string' ? [b.intent] : []));
     this.knownIntents = [...this.actionIntents, ...delegated];
+    const keys = Object.values(c.crystals ?? {}).flatMap((k) => [
+      ...Object.keys(k.by_intent ?? {}),
+      ...Object.values(k.by_entity ?? {}).flatMap((l) => [...(l.intents ?? []), ...Object.keys(l.by_intent ?? {})]),
+    ]);
+    this.entityKeys = [...new Set([...this.knownIntents, ...keys])];
     this.actionWithoutIntent = c.act.some((a) => ('cast' in a && typeof a.cast.intent !== 'string') || ('send' in a && typeof a.send.intent !== 'string'));
   }
 
@@ -69,7 +93,7 @@ export class EntityLanes {
     // anything it was handed before it (a history it should not have had is COMP-4's business, a
     // preamble before its intent INTENT-2's, both judged on the requests), and later messages that carry
     // no intent (a nudge after a text-only turn, a request for a summary) do not count.
-    const texts = (request.messages ?? []).flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+    const texts = userTexts(request);
     for (const text of texts.reverse()) {
       let best: { lane: string; length: number } | undefined;
       const consider = (lane: string, intent: string): void => {
@@ -82,9 +106,23 @@ export class EntityLanes {
     return this.actionWithoutIntent ? crystal : undefined;
   }
 
+  /**
+   * The intent that tells the request's entity apart from others on the same crystal: as for placing
+   * it, the latest user message that carries an intent or script key of the case (an entity's own intent
+   * comes after whatever it was handed before it); its first user message when none does.
+   */
+  entityIntent(request: CrystalRequest): string | undefined {
+    return userTexts(request).reverse().find((text) => this.entityKeys.some((k) => text.includes(k))) ?? firstUserText(request);
+  }
+
+  /** Whether any user message of the request carries an intent or script key of the case (entityIntent found one). */
+  carriesEntityKey(request: CrystalRequest): boolean {
+    return userTexts(request).some((text) => this.entityKeys.some((k) => text.includes(k)));
+  }
+
   /** Whether any user message of the request carries an intent the case gives (placed or not). */
   carriesKnownIntent(request: CrystalRequest): boolean {
-    const texts = (request.messages ?? []).flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+    const texts = userTexts(request);
     return texts.some((text) => this.knownIntents.some((intent) => text.includes(intent)));
   }
 }

@@ -11,7 +11,7 @@ import { jsonCopy } from '../values/index.ts';
 import { translateBuiltinCall, translateCode } from './builtin-arguments.ts';
 import type { OutcomeWatch } from './outcome-watch.ts';
 import type { ProviderStep, ServedReply } from '../crystal-server/index.ts';
-import { EntityLanes, firstUserText } from './entity-lanes.ts';
+import { EntityLanes, firstUserText, keyedText } from './entity-lanes.ts';
 
 export { firstUserText };
 
@@ -43,6 +43,8 @@ export interface QueryRecord {
   provider?: ProviderStep;
   /** Set when the step `throws`: `host.queryCrystal` rejects with this message (the reply records it as a failure). */
   thrown?: string;
+  /** Set when the step was served `raw`, unchecked: it may be an invalid reply, which need not make a turn. */
+  raw?: true;
 }
 
 /** Problems that make a case fail (or error) however the implementation reacts to the reply. */
@@ -58,6 +60,18 @@ export interface CrystalFault {
 function followsDone(request: CrystalRequest): boolean {
   const last = [...(request.messages ?? [])].reverse().find((m) => m.role === 'assistant');
   return (last?.tool_calls ?? []).some((t) => t.gate === 'done');
+}
+
+/**
+ * Whether a scripted step is a well-formed reply whose `done` call, with an answer, the implementation
+ * has to accept: served as written (not raw, no error, no provider-level twist) with distinct call ids.
+ * Whether the case's setup leaves it room to refuse is the outcome watch's part (doneIsCertain).
+ */
+function callsDoneForCertain(step: ScriptStep): boolean {
+  if (step.raw || step.error || step.throws !== undefined || step.provider !== undefined || !step.tool_calls) return false;
+  const ids = step.tool_calls.flatMap((t) => (t.id === undefined ? [] : [t.id]));
+  if (new Set(ids).size !== ids.length) return false;
+  return step.tool_calls.some((t) => t.gate === 'done' && t.arguments_raw === undefined && typeof t.args === 'object' && t.args !== null && Object.hasOwn(t.args, 'answer'));
 }
 
 /** The estimate the harness uses against a declared context window (chars / 4 of the request JSON). */
@@ -108,6 +122,11 @@ export class MockCrystals {
   private readonly inFlight = new Map<string, number>();
   private readonly arrivals = new Map<string, Array<() => void>>();
 
+  /** Whether a lane or crystal is one children query (or the unplaced lane), not the actions' own entities'. */
+  childCrystal(lane: string): boolean {
+    return lane === UNPLACED_LANE || this.watch.isChildCrystal(lane);
+  }
+
   /** A new action of the case began. */
   beginAction(index: number): void {
     this.currentAction = index;
@@ -129,7 +148,7 @@ export class MockCrystals {
   }
 
   private async record(crystal: string, request: CrystalRequest): Promise<QueryRecord> {
-    const intent = firstUserText(request);
+    const intent = this.lanes.entityIntent(request);
     const placed = this.lanes.place(crystal, request);
     // From here on, a lane of a shared crystal is what a crystal of its own would be; a request no
     // intent places is filed apart, so no entity's requests count it as theirs.
@@ -141,17 +160,23 @@ export class MockCrystals {
     if (placed === undefined) {
       // No intent at all is INTENT-2 broken; a delegated intent with no lane is an entity the case did not expect.
       const known = this.lanes.carriesKnownIntent(request);
+      const first = firstUserText(request);
       const message = known
-        ? `a request to the shared crystal '${crystal}' comes from an entity the case scripts no lane for (${JSON.stringify(intent ?? null)?.slice(0, 80)}): the run left the case's script`
-        : `a request to the shared crystal '${crystal}' carries no intent of the case's entities as its first user message (${JSON.stringify(intent ?? null)?.slice(0, 80)}): the harness cannot tell which entity asked`;
+        ? `a request to the shared crystal '${crystal}' comes from an entity the case scripts no lane for (${JSON.stringify(first ?? null)?.slice(0, 80)}): the run left the case's script`
+        : `a request to the shared crystal '${crystal}' carries no intent of the case's entities as its first user message (${JSON.stringify(first ?? null)?.slice(0, 80)}): the harness cannot tell which entity asked`;
       entry.reply = this.fault('fail', message, known ? undefined : ['INTENT-2']);
       return entry;
     }
     crystal = lane;
+    if (this.watch.doneEnded(crystal, intent)) {
+      // A done call the entity had to accept ended its cast, with no room for a summary: the run leaves its script here.
+      entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after a reply whose done call, with its answer, ends the cast: the loop did not stop`, ['LOOP-3', 'CIRCLE-8']);
+      return entry;
+    }
     if (decided !== undefined) {
       // One query after the outcome is a summary (LOOP-4); a second means the loop did not stop.
       if (this.watch.takeAfterOutcome(crystal, intent) > 1) {
-        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`, followsDone(request) ? ['LOOP-3'] : undefined);
+        entry.reply = this.fault('fail', `crystal '${crystal}' was queried again after the cast's outcome was decided (${decided}): the loop did not stop`, followsDone(request) && this.watch.servedDone(crystal, intent) ? ['LOOP-3'] : this.watch.wardRules(crystal, intent));
         return entry;
       }
       entry.reply = { ok: true, response: jsonCopy(AFTER_OUTCOME_REPLY) as CrystalResponse };
@@ -204,7 +229,9 @@ export class MockCrystals {
     const step = this.nextStep(crystal, request);
     if (!step) {
       // Queried after a reply that called done: the script ran out because the loop went on (LOOP-3).
-      if (followsDone(request)) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, ['LOOP-3']);
+      if (followsDone(request) && this.watch.servedDone(crystal, this.lanes.entityIntent(request))) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, ['LOOP-3']);
+      // A request that carries no intent the case gives cannot be told from another entity's: INTENT-2, as on a shared crystal.
+      if (!this.lanes.carriesEntityKey(request)) return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index}, which carries no intent of the case's entities among its user messages: the harness cannot tell which entity asked`, ['INTENT-2']);
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
     }
     if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, AWAIT_CONCURRENT_MS);
@@ -224,6 +251,7 @@ export class MockCrystals {
       return { ok: false, error: { message: step.throws } };
     }
     if (step.provider !== undefined) entry.provider = step.provider;
+    if (step.raw) entry.raw = true;
     // A provider-level status is a failed query on every transport (over callback, without the HTTP body).
     if (step.provider?.status !== undefined) return { ok: false, error: { status: step.provider.status, message: step.provider.message ?? `provider answered ${step.provider.status}` } };
     // CRYSTAL-2: over a wire the server answers in the format's overflow shape; over the callback, a coded failure.
@@ -243,13 +271,16 @@ export class MockCrystals {
       const checked = validate('crystal-response', response);
       if (!checked.ok) return this.fault('error', `crystal '${crystal}' step for request #${index} is not a valid response (mark it raw: true if intended):\n${formatProblems(checked.problems)}`);
     }
+    if ((step.tool_calls ?? []).some((t) => t.gate === 'done')) this.watch.noteDone(crystal, this.lanes.entityIntent(request), callsDoneForCertain(step));
     return { ok: true, response };
   }
 
   private nextStep(crystal: string, request: CrystalRequest): ScriptStep | undefined {
-    const text = firstUserText(request);
+    const keyed = this.byIntent.get(crystal) ?? [];
+    // The latest user message that carries a key picks the script (keyedText), as on a shared crystal.
+    const text = keyedText(request, keyed.map(([key]) => key));
     if (text !== undefined) {
-      for (const [key, steps] of this.byIntent.get(crystal) ?? []) {
+      for (const [key, steps] of keyed) {
         if (text.includes(key)) return steps.shift();
       }
     }

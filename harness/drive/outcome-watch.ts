@@ -15,7 +15,10 @@
  * - refusals in a row (feature `verifier-wards`): the calls the crystal already served this entity, as
  *   the case's verifiers judge them, ended with `max_rejections` refused calls in a row.
  * One such query is a summary; a second one means the loop did not stop, and the mock crystal fails it.
- * Entities are told apart by the first user message of the request (their intent, INTENT-2).
+ * A reply whose `done` call the implementation must accept (doneIsCertain) decides the outcome too, but
+ * leaves no room for a summary: any query after it breaks LOOP-3 (and CIRCLE-8: calling done ends the loop).
+ * Entities are told apart by the intent of the request (EntityLanes.entityIntent, INTENT-2) on a crystal
+ * children use; on any other crystal only the action's own entity asks, whatever its messages say.
  */
 import type { WardSetup } from '../../schemas/adapter.ts';
 import type { ToolCall } from '../../schemas/records.ts';
@@ -33,6 +36,13 @@ export interface WatchedCase {
   childTurnCaps: ReadonlyMap<string, number>;
   /** Whether the case's verifiers refuse a call; absent when the case sets none. */
   refuses?: VerdictOnCall;
+  /**
+   * Whether a scripted, well-formed `done` call with an answer certainly ends its cast: the circle is a
+   * conversation, and nothing the case sets lets an implementation refuse it or cut the turn off before
+   * it runs (no verifiers or child limits, no argument schema of the author's choosing for done, no wall-clock ward, no
+   * `tool_choice: none`). A token budget the reply used up is checked per query (doneEnded).
+   */
+  doneIsCertain?: boolean;
 }
 
 /**
@@ -59,7 +69,11 @@ export function watchedCase(c: LoadedCase, childCrystals: ReadonlySet<string>): 
   const circle = c.setup.circle;
   const gates = new Set((circle?.gates ?? []).map((g) => (typeof g === 'string' ? g : g.name)));
   const refuses = circle?.verifiers ? refusalJudge(circle.verifiers, gates) : undefined;
-  return { crystal: c.setup.crystal, wards: circle?.wards ?? {}, childCrystals, childTurnCaps, ...(refuses && { refuses }) };
+  const wards = circle?.wards ?? {};
+  const doneWithSchema = (circle?.gates ?? []).some((g) => typeof g !== 'string' && g.name === 'done' && g.parameters !== undefined);
+  const doneIsCertain =
+    circle?.medium === 'conversation' && !circle.verifiers && !circle.child_limits && !doneWithSchema && wards.timeout_ms === undefined && c.setup.tool_choice !== 'none';
+  return { crystal: c.setup.crystal, wards, childCrystals, childTurnCaps, ...(refuses && { refuses }), doneIsCertain };
 }
 
 export class OutcomeWatch {
@@ -71,11 +85,20 @@ export class OutcomeWatch {
   /** Per entity: the refused calls in a row at the end of what it was served. */
   private readonly refusals = new Map<string, number>();
   private readonly afterOutcome = new Map<string, number>();
+  /** Entities (turn keys) served a reply whose done call ends their cast. */
+  private readonly endedByDone = new Set<string>();
+  /** Entities (turn keys) served a reply that calls done at all, in this action. */
+  private readonly calledDone = new Set<string>();
 
   constructor(
     private readonly watched: WatchedCase,
     private readonly now: () => number,
   ) {}
+
+  /** Whether children query this crystal (or lane of a shared one). */
+  isChildCrystal(crystal: string): boolean {
+    return this.watched.childCrystals.has(crystal);
+  }
 
   /** A new action began: turn counts and the wall clock start over. */
   beginAction(index: number): void {
@@ -107,6 +130,41 @@ export class OutcomeWatch {
       for (const call of calls) streak = refuses(call.gate, call.arguments) ? streak + 1 : 0;
       this.refusals.set(key, streak);
     }
+  }
+
+  /** The crystal served this entity a reply that calls `done`; `certain`: one it must accept (the caller checked the reply). */
+  noteDone(crystal: string, intent: string | undefined, certain: boolean): void {
+    this.calledDone.add(this.turnKey(crystal, intent));
+    if (certain && this.watched.doneIsCertain && this.tellsEntitiesApart(crystal)) this.endedByDone.add(this.turnKey(crystal, intent));
+  }
+
+  /** Whether this entity was served a reply that calls done in this action (not a done of an earlier cast its messages may still hold). */
+  servedDone(crystal: string, intent: string | undefined): boolean {
+    return this.calledDone.has(this.turnKey(crystal, intent));
+  }
+
+  /** Whether this entity's cast was already ended by a done call it had to accept: any further query breaks LOOP-3. */
+  doneEnded(crystal: string, intent: string | undefined): boolean {
+    const key = this.turnKey(crystal, intent);
+    // A budget spent by then may have cut the turn off before done ran: the query may be a summary (LOOP-4).
+    const budget = this.watched.wards.max_tokens;
+    if (budget !== undefined && (this.tokens.get(key) ?? 0) >= budget) return false;
+    return this.endedByDone.has(key);
+  }
+
+  /**
+   * The rules a query breaks that comes after a ward decided the outcome and after the one summary
+   * query LOOP-4 leaves room for: the loop did not stop (LOOP-4) and the circle did not enforce its
+   * ward (CIRCLE-6). For a child held by its parent's turn cap (smaller than its own, or its only
+   * one) the ward it broke is the composed one (WARD-1).
+   */
+  wardRules(crystal: string, intent: string | undefined): string[] {
+    const main = this.watched.wards.max_turns;
+    if (crystal !== this.watched.crystal && this.watched.childCrystals.has(crystal) && main !== undefined && (this.turns.get(this.turnKey(crystal, intent)) ?? 0) >= main) {
+      const own = intent === undefined ? undefined : this.watched.childTurnCaps.get(intent);
+      if (own === undefined || main <= own) return ['WARD-1'];
+    }
+    return ['LOOP-4', 'CIRCLE-6'];
   }
 
   /** Counts a query made after the outcome was decided; returns how many this entity made in this action. */
@@ -150,7 +208,9 @@ export class OutcomeWatch {
     return asked === undefined ? main : Math.min(main, asked);
   }
 
+  /** One entity's queries in this action: by crystal alone where only the action's entity asks, else by intent too. */
   private turnKey(crystal: string, intent: string | undefined): string {
-    return `${this.action}\u0000${crystal}\u0000${intent ?? ''}`;
+    const byIntent = this.watched.childCrystals.has(crystal) || crystal !== this.watched.crystal;
+    return `${this.action}\u0000${crystal}\u0000${byIntent ? (intent ?? '') : ''}`;
   }
 }

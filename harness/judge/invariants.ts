@@ -32,6 +32,13 @@ const pass = { status: 'pass' } as const;
 const skip = (detail: string) => ({ status: 'skipped', detail }) as const;
 const fail = (detail: string) => ({ status: 'fail', detail }) as const;
 const NO_LOOM = 'the adapter refused loom()';
+/**
+ * A run whose loom holds an entity nobody produced (a driving fault under ENTITY-1, harness/drive/course.ts)
+ * cannot have its turns grouped by entity: the checks that do so are not judged on it, rather than
+ * blaming their own rules for that one finding.
+ */
+const strayEntity = (d: DriveResult): boolean => d.faults.some((f) => f.rules?.includes('ENTITY-1') === true);
+const STRAY_ENTITY = 'not judged: the loom holds turns of an entity that no action produced (ENTITY-1), so its turns cannot be grouped by entity';
 
 /**
  * A schema failure, blamed on the rules that make the failing fields matter (harness/judge/schema-rules.ts):
@@ -96,6 +103,7 @@ function castStarts(d: DriveResult): Set<string> {
  */
 const alternation: Check = (_c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
+  if (strayEntity(d)) return skip(STRAY_ENTITY);
   const byId = new Map(d.record.loom.turns.map((t) => [t.id, t]));
   const groups = crystalTurnsByEntity(d.record.loom.turns);
   if (groups.size === 0) return skip('no crystal turns');
@@ -147,6 +155,7 @@ const terminalState: Check = (_c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
   const both = d.record.loom.turns.find((t) => t.terminated && t.truncated);
   if (both) return fail(`turn ${both.id} is both terminated and truncated`);
+  if (strayEntity(d)) return skip(STRAY_ENTITY);
   let checked = 0;
   for (const trace of d.actions.values()) {
     const outcome = d.record.outcomes[trace.name];

@@ -237,8 +237,16 @@ export function renderMarkdown(report: Report): string {
   for (const c of broken) {
     out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')}${c.failed_rules.length > 0 ? ` · broken: ${c.failed_rules.join(', ')}` : ''} · ${c.level} · ${c.source}`, '', c.description, '');
     if (c.reason) out.push(`Reason: ${c.reason}`, '');
-    for (const f of c.failures) out.push(`- ${f.rule ? `[${f.rule}] ` : ''}\`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
-    for (const p of c.problems) out.push(`- ${p}`);
+    const line = (f: (typeof c.failures)[number]): string => `- ${f.rule ? `[${f.rule}] ` : ''}\`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`;
+    if (c.problems.length > 0 && c.failures.length > 0) {
+      // The run left its script: the problem is the finding, the expectations that read the run after it its consequences (docs/INTERPRETING.md).
+      for (const p of c.problems) out.push(`- ${p}`);
+      out.push('', 'Read after the run left its script, so not judged under their own rules:', '');
+      for (const f of c.failures) out.push(line(f));
+    } else {
+      for (const f of c.failures) out.push(line(f));
+      for (const p of c.problems) out.push(`- ${p}`);
+    }
     out.push('');
   }
   out.push(...propertySection(report));

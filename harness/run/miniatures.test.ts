@@ -12,44 +12,47 @@ import { ambientChecks } from '../report/ambient-checks.ts';
 /**
  * Each deliberately broken miniature and what the suite must catch: failing case ids, and the rules it
  * breaks (fixtures/miniatures/defects.ts says why each one is broken). The run must show broken exactly
- * `rules` plus `overreach`: rules the kit still blames on a defect that breaks a loop's course, where a
- * run that left its script fails expectations under their own rules (issue 21, left for a later step;
- * listed here so that a change either way shows).
+ * `rules` plus `overreach`: rules the kit still blames on a defect though the defect does not break
+ * them (listed so that a change either way shows). A run that leaves its script is a driving fault
+ * under the rule that was broken (harness/drive/mock-crystal.ts, harness/drive/course.ts), and what the
+ * case's expectations read after it are its consequences, so most defects are exact.
  */
 const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: string[] }> = {
-  'ignores-done': { cases: ['done-ends-cast-with-answer', 'loop3-done-first-of-three-calls'], rules: ['LOOP-3', 'CIRCLE-8'], overreach: ['CALL-1', 'CALL-4', 'CANTRIP-2', 'COMP-8', 'CRYSTAL-1', 'ENTITY-1', 'ENTITY-5', 'LOOM-10', 'LOOM-12', 'LOOM-2', 'LOOM-3', 'LOOM-4', 'LOOM-7', 'LOOP-1', 'LOOP-4', 'WARD-1'] },
+  'ignores-done': { cases: ['done-ends-cast-with-answer', 'loop3-done-first-of-three-calls'], rules: ['LOOP-3', 'CIRCLE-8'] },
   'swallows-gate-errors': { cases: ['gate-failure-returns-as-observation', 'circle5-failure-then-recovery'], rules: ['CIRCLE-5'] },
   // One turn past the cap is the circle not enforcing its ward (CIRCLE-6), for children too (WARD-1).
-  'off-by-one-max-turns': { cases: ['max-turns-truncates-the-cast', 'truncated-cast-gets-a-summary', 'ward1-child-turn-cap-is-the-smaller'], rules: ['LOOP-4', 'CIRCLE-6', 'WARD-1'], overreach: ['CANTRIP-2', 'ENTITY-4', 'ENTITY-5', 'LOOM-10', 'LOOM-7', 'LOOP-2', 'LOOP-6'] },
+  'off-by-one-max-turns': { cases: ['max-turns-truncates-the-cast', 'truncated-cast-gets-a-summary', 'ward1-child-turn-cap-is-the-smaller'], rules: ['LOOP-4', 'CIRCLE-6', 'WARD-1'] },
   // Zero usage also starves the token-budget ward, the entity's (LOOP-4) and its children's (WARD-1).
-  'drops-usage': { cases: ['usage-tracked-per-turn-and-per-entity', 'loop4-token-budget-ward'], rules: ['PROD-3', 'LOOM-9', 'LOOP-4', 'WARD-1'], overreach: ['PROD-2'] },
+  'drops-usage': { cases: ['usage-tracked-per-turn-and-per-entity', 'loop4-token-budget-ward'], rules: ['PROD-3', 'LOOM-9', 'LOOP-4', 'WARD-1'] },
   // Accepted edits leave the loom broken in the ways the edits chose: a dangling parent (LOOM-2), a turn both terminated and truncated (LOOM-7), a chain cut (LOOP-1).
   'mutates-past-turns': { cases: ['stored-turn-cannot-be-edited', 'loom3-stored-turn-cannot-be-deleted'], rules: ['LOOM-3', 'LOOM-2', 'LOOM-7', 'LOOP-1'] },
-  'intent-not-first': { cases: ['intent2-intent-is-first-user-message-after-system'], rules: ['INTENT-2'], overreach: ['CANTRIP-2', 'COMP-3', 'COMP-4', 'COMP-6', 'COMP-8', 'COMP-9', 'ENTITY-2', 'ENTITY-6', 'INTENT-3', 'LOOM-4', 'LOOM-8', 'LOOP-5', 'WARD-1'] },
+  'intent-not-first': { cases: ['intent2-intent-is-first-user-message-after-system'], rules: ['INTENT-2'] },
   'system-prompt-dropped-after-first-turn': { cases: ['system-prompt-leads-every-request'], rules: ['CALL-2'] },
-  // A text reply that ends the cast leaves no circle message after it (LOOP-1's alternation is never shown).
-  'text-ends-loop-despite-require-done': { cases: ['require-done-text-reply-continues'], rules: ['LOOP-6'], overreach: ['LOOP-1'] },
+  // The cast that ends on text is a LOOP-6 finding of the drive (harness/drive/course.ts): the missing circle message after it is its consequence, not LOOP-1's.
+  'text-ends-loop-despite-require-done': { cases: ['require-done-text-reply-continues'], rules: ['LOOP-6'] },
   // circle1-done-removed-by-ward-refused needs remove_gates, a ward the variant does not declare. A circle
   // without a ward accepted is also a configuration that cannot end accepted (LOOP-2).
   'no-construction-validation': { cases: ['construct-without-done-gate-refused', 'construct-without-truncation-ward-refused'], rules: ['CANTRIP-3', 'CIRCLE-1', 'CIRCLE-2', 'LOOP-2'] },
   // The reused entity's requests lead with the first cast's intent (INTENT-2), and its ids are shared (ENTITY-2).
-  'shared-state-between-casts': { cases: ['casts-of-one-cantrip-are-independent'], rules: ['CANTRIP-2', 'ENTITY-2', 'INTENT-2'], overreach: ['CRYSTAL-1', 'ENTITY-4', 'LOOM-10', 'LOOM-4', 'LOOP-3', 'PROD-3'] },
+  'shared-state-between-casts': { cases: ['casts-of-one-cantrip-are-independent'], rules: ['CANTRIP-2', 'ENTITY-2', 'INTENT-2'] },
   // The copied history holds the parent's call_entity call, unanswered in the child's context (CIRCLE-4, CIRCLE-7), and leads with the parent's intent (INTENT-2).
-  'child-inherits-parent-history': { cases: ['comp4-child-history-stays-out-of-parent', 'child-starts-without-parent-history'], rules: ['COMP-4', 'INTENT-2', 'CIRCLE-4', 'CIRCLE-7'], overreach: ['COMP-3', 'COMP-6', 'COMP-8', 'COMP-9', 'LOOM-8', 'WARD-1'] },
+  'child-inherits-parent-history': { cases: ['comp4-child-history-stays-out-of-parent', 'child-starts-without-parent-history'], rules: ['COMP-4', 'INTENT-2', 'CIRCLE-4', 'CIRCLE-7'] },
   'batch-results-in-completion-order': { cases: ['comp3-batch-results-in-request-order'], rules: ['COMP-3'] },
   'child-gets-every-parent-gate': { cases: ['comp1-child-offered-only-requested-gates', 'comp1-gate-parent-lacks-not-granted'], rules: ['COMP-1'] },
-  'child-data-before-intent': { cases: ['comp4-child-with-context-sees-its-intent-first'], rules: ['INTENT-2'], overreach: ['COMP-4'] },
-  'forcing-not-simulated': { cases: ['crystal5-required-tool-use-simulated-for-a-crystal-that-cannot-force'], rules: ['CRYSTAL-5'], overreach: ['CRYSTAL-1'] },
+  'child-data-before-intent': { cases: ['comp4-child-with-context-sees-its-intent-first'], rules: ['INTENT-2'] },
+  'forcing-not-simulated': { cases: ['crystal5-required-tool-use-simulated-for-a-crystal-that-cannot-force'], rules: ['CRYSTAL-5'] },
   'child-escapes-token-budget': { cases: ['ward1-child-token-budget-no-looser-than-parent'], rules: ['WARD-1'] },
   'declared-gate-schema-replaced': { cases: ['circle11-declared-gate-schema-presented-and-fixed-result-observed'], rules: ['CIRCLE-11'] },
   'null-tool-calls-rejected': { cases: ['crystal6-null-tool-calls-read-as-none'], rules: ['CRYSTAL-6'] },
   'batch-gate-survives-depth-limit': { cases: ['comp6-child-at-the-depth-limit-has-no-batch-gate'], rules: ['COMP-6'] },
-  'later-requests-drop-the-send-intent': { cases: ['intent2-later-send-intent-on-every-request-of-that-send'], rules: ['INTENT-2'], overreach: ['CANTRIP-2', 'CIRCLE-2', 'CIRCLE-6', 'ENTITY-2', 'ENTITY-4', 'INTENT-3', 'LOOM-10', 'LOOM-7', 'LOOP-5', 'LOOP-6'] },
+  // The dropped intent is missing from every later request of a cast or send: the send's intent is not among its messages (INTENT-2, as the kit reads it for a send), the intent does not reach every turn (LOOP-5), and the intent message is not the same in every request of the cast (INTENT-3, as spec/rules.yaml reads it).
+  'later-requests-drop-the-send-intent': { cases: ['intent2-later-send-intent-on-every-request-of-that-send'], rules: ['INTENT-2', 'LOOP-5', 'INTENT-3'] },
   'turn-duration-excludes-crystal-wait': { cases: ['loom9-duration-covers-slow-crystal'], rules: ['LOOM-9'] },
   'batch-children-outlive-parent': { cases: ['comp9-parent-timeout-stops-every-batch-child'], rules: ['COMP-9'] },
   'duplicate-ids-checked-side-by-side': { cases: ['crystal4-duplicate-ids-apart-in-one-reply'], rules: ['CRYSTAL-4'] },
   'fork-onto-other-crystal-starts-fresh': { cases: ['loom4-fork-onto-another-crystal-carries-the-path'], rules: ['LOOM-4'] },
-  'turns-under-a-stray-entity': { cases: ['entity1-every-entity-in-the-loom-came-from-a-cast-or-an-invocation'], rules: ['ENTITY-1'], overreach: ['CALL-4', 'CIRCLE-4', 'CIRCLE-6', 'CIRCLE-7', 'COMP-3', 'COMP-4', 'COMP-5', 'COMP-6', 'ENTITY-3', 'ENTITY-4', 'ENTITY-5', 'LOOM-1', 'LOOM-10', 'LOOM-2', 'LOOM-3', 'LOOM-4', 'LOOM-7', 'LOOM-8', 'LOOM-9', 'LOOP-1', 'LOOP-2', 'LOOP-3', 'LOOP-4', 'LOOP-6', 'PROD-2', 'WARD-1'] },
+  // The drive finds the stray entity (harness/drive/course.ts) when the loom holds more entities than the actions and the children could have made. Where a child queried but failed before storing a turn, it may account for the stray one (an implementation may store a turn for a failed query, as the reference does): those runs (three composition cases) keep the terminal-state check judging the cast's last turn, which the stray entity took, so LOOM-7 is still blamed there.
+  'turns-under-a-stray-entity': { cases: ['entity1-every-entity-in-the-loom-came-from-a-cast-or-an-invocation'], rules: ['ENTITY-1'], overreach: ['LOOM-7'] },
   'thinking-taken-as-a-reply': { cases: ['crystal3-thinking-alone-is-not-a-response'], rules: ['CRYSTAL-3'] },
   'overflow-trims-history': { cases: ['crystal2-overflow-after-history-is-a-structured-error'], rules: ['CRYSTAL-2'] },
   'forcing-reminder-outlives-the-query': { cases: ['crystal1-simulated-forcing-leaves-no-trace-on-the-next-cast'], rules: ['CRYSTAL-1'] },

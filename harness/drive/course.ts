@@ -1,0 +1,130 @@
+/**
+ * Where a run left its script, found once an action is over. The mock crystal names the rule of a query
+ * it should never have been sent (after an accepted done: LOOP-3; after a ward and its one summary:
+ * LOOP-4). Some departures only show when the action returns: a cast that ended on a reply that cannot
+ * end it, or a loom holding entities nobody produced. Each is a fault that names the rule whose sentence
+ * was broken, so what the case's expectations read afterwards (a later cast served the steps this one
+ * should have used, a loom helper that finds no turns) counts as its consequence, not as a failure of
+ * their own rules (harness/run/run.ts, failedRulesOf). Every test here is a certainty:
+ * - **LOOP-6**: under `require_done` the cast came back `terminated` and the last reply its entity was
+ *   served is text only (no gate call, non-empty text): only done may end such a cast.
+ * - **CRYSTAL-5**: under `tool_choice: required` on a crystal declared unable to force tool use, the cast
+ *   came back `terminated` on such a text-only reply: the forcing was not brought about.
+ * - **LOOP-4, CIRCLE-6**: the cast came back `terminated` although the first `max_turns` replies its
+ *   entity was served each certainly make a turn that does not end the cast (well-formed gate calls, no
+ *   done among them; under require_done, non-empty text too): the turn cap had cut it off. Either
+ *   reading of the cap (per cast, per entity) cuts it off there or sooner.
+ * - **CANTRIP-2, ENTITY-2**: a cast came back with the entity an earlier cast, invocation or fork
+ *   produced: every cast yields an entity of its own, with an id no other shares.
+ * - **ENTITY-1**: the loom holds more entities than the actions produced plus the children there can be:
+ *   no more than the crystals' replies asked for (each `call_entity` one, each `call_entity_batch` entry
+ *   one), and no more than the queries a children's crystal or lane received (a child with a turn
+ *   queried at least once). Some entity then came from neither a cast nor an invocation. Not judged on a
+ *   code circle, whose delegations the harness cannot count.
+ * Only conversation circles are judged for the first three, where a reply's calls are all the turn's.
+ */
+import type { CastOutcome } from '../../schemas/adapter.ts';
+import type { CrystalResponse, ToolCall } from '../../schemas/records.ts';
+import type { DriveState } from './drive-state.ts';
+import { UNPLACED_LANE, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
+import type { ActionTrace } from './run-record.ts';
+
+/** Verbs that run an entity and come back with its outcome. */
+const RUNS_AN_ENTITY = new Set(['cast', 'send', 'fork']);
+const DELEGATION_GATES = new Set(['call_entity', 'call_entity_batch']);
+
+const served = (q: QueryRecord): CrystalResponse | undefined => (q.after_outcome === undefined && q.reply.ok && !q.raw ? q.reply.response : undefined);
+const callsOf = (r: CrystalResponse): ToolCall[] => r.tool_calls ?? [];
+const textOnly = (r: CrystalResponse): boolean => callsOf(r).length === 0 && typeof r.content === 'string' && r.content.trim() !== '';
+/** A reply that makes a turn and does not end the cast, whatever the implementation's reading of open choices. */
+function continuesForCertain(r: CrystalResponse, requireDone: boolean): boolean {
+  const calls = callsOf(r);
+  if (calls.length === 0) return requireDone && textOnly(r);
+  return new Set(calls.map((c) => c.id)).size === calls.length && !calls.some((c) => c.gate === 'done');
+}
+
+/** The faults an action shows once it is over: each names the rule it breaks. */
+export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFault[] {
+  const faults: CrystalFault[] = [];
+  const outcome = state.record.outcomes[trace.name] as CastOutcome | undefined;
+  if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && state.prepared.setup.circle?.medium === 'conversation') {
+    const fault = endingFault(state, trace);
+    if (fault) faults.push(fault);
+  }
+  const reused = reusedEntityFault(state, trace);
+  if (reused) faults.push(reused);
+  const stray = strayEntityFault(state);
+  if (stray) faults.push(stray);
+  return faults;
+}
+
+/** A terminated cast that its replies could not have ended (LOOP-6, CRYSTAL-5, LOOP-4 / CIRCLE-6). */
+function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | undefined {
+  const setup = state.prepared.setup;
+  // The action's own entity: queries answered from its crystal's own script, not a children's crystal or lane.
+  const own = state.crystals.queries.filter((q) => q.action === trace.index && !state.crystals.childCrystal(q.lane));
+  const replies = own.flatMap((q) => {
+    const r = served(q);
+    return r ? [r] : [];
+  });
+  const last = own.at(-1);
+  const lastReply = last ? served(last) : undefined;
+  if (lastReply && textOnly(lastReply)) {
+    if (setup.require_done === true) {
+      return { kind: 'fail', message: `'${trace.name}' came back terminated on a text-only reply although require_done is set: only done may end the cast`, rules: ['LOOP-6'] };
+    }
+    const crystal = last ? state.case.crystals?.[last.crystal] : undefined;
+    if (setup.tool_choice === 'required' && crystal?.forces_tool_use === false) {
+      return { kind: 'fail', message: `'${trace.name}' came back terminated on a text-only reply although tool_choice is required and crystal '${last?.crystal}' cannot force tool use: the forcing was not brought about`, rules: ['CRYSTAL-5'] };
+    }
+  }
+  const cap = setup.circle?.wards?.max_turns;
+  if (cap === undefined || setup.folding !== undefined || replies.length < cap) return undefined;
+  if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true))) return undefined;
+  return { kind: 'fail', message: `'${trace.name}' came back terminated although its first ${cap} replies each made a turn that does not end the cast: the max_turns ward of ${cap} had cut it off`, rules: ['LOOP-4', 'CIRCLE-6'] };
+}
+
+/** A cast that came back with an entity an earlier action produced (CANTRIP-2, ENTITY-2); reported once. */
+function reusedEntityFault(state: DriveState, trace: ActionTrace): CrystalFault | undefined {
+  if (trace.verb !== 'cast' || trace.entity === undefined || state.faults.some((f) => f.rules?.includes('CANTRIP-2') === true)) return undefined;
+  const earlier = [...state.actions.values()].find((t) => t !== trace && t.index < trace.index && t.entity === trace.entity);
+  if (!earlier) return undefined;
+  return { kind: 'fail', message: `cast '${trace.name}' came back with the entity of '${earlier.name}': a cast yields an entity of its own`, rules: ['CANTRIP-2', 'ENTITY-2'] };
+}
+
+/** More entities in the loom than the actions and the scripted delegations account for (ENTITY-1); reported once. */
+function strayEntityFault(state: DriveState): CrystalFault | undefined {
+  if (state.prepared.setup.circle?.medium !== 'conversation' || state.faults.some((f) => f.rules?.includes('ENTITY-1'))) return undefined;
+  const produced = new Set<string>([...Object.values(state.record.entities), ...[...state.actions.values()].flatMap((t) => (t.entity === undefined ? [] : [t.entity]))]);
+  const others = new Set(state.record.loom.turns.filter((t) => t.role === 'crystal' && t.entity_id !== null && !produced.has(t.entity_id)).map((t) => t.entity_id as string));
+  let delegated = 0;
+  for (const q of state.crystals.queries) {
+    const r = served(q);
+    for (const call of r ? callsOf(r) : []) {
+      if (!DELEGATION_GATES.has(call.gate)) continue;
+      const args = parsed(call.arguments);
+      const entries = call.gate === 'call_entity_batch' ? Object.values(args ?? {}).find(Array.isArray) : undefined;
+      // A batch whose list cannot be read counts as unbounded: nothing can then be said.
+      if (call.gate === 'call_entity_batch' && entries === undefined) return undefined;
+      delegated += entries === undefined ? 1 : entries.length;
+    }
+  }
+  // A child with a turn queried at least once, on a crystal or lane children use (its turn may record a failed query, LOOM-1).
+  const childQueries = state.crystals.queries.filter((q) => q.lane !== UNPLACED_LANE && state.crystals.childCrystal(q.lane)).length;
+  const bound = Math.min(delegated, childQueries);
+  if (others.size <= bound) return undefined;
+  return {
+    kind: 'fail',
+    message: `the loom holds turns of ${others.size} entities that no action produced, but the crystals' replies asked for ${delegated} children and children queried ${childQueries} times: some entity came from neither a cast nor an invocation (${[...others].slice(0, 4).join(', ')})`,
+    rules: ['ENTITY-1'],
+  };
+}
+
+function parsed(text: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text ?? '');
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Issue 21, "attribution is exact": a run that leaves its script is reported under the rule whose
+ * sentence was broken, as a driving fault (harness/drive/mock-crystal.ts, harness/drive/course.ts), and
+ * what the case's expectations read after it are its consequences. Each test runs a small case whose
+ * expectations speak for another rule, on the conformant variant (it passes) and on a miniature with one
+ * defect (it fails under the fault's rule only). Going back to blaming the case's own rules fails them.
+ */
+import { describe, it, expect } from 'vitest';
+import { Miniature, type Defect } from '../../fixtures/miniatures/miniature.ts';
+import { loadCaseText } from '../case-file/load.ts';
+import { ambientChecks } from '../report/ambient-checks.ts';
+import { buildReport } from '../report/report.ts';
+import { renderMarkdown } from '../report/markdown.ts';
+import { MockCrystals, OutcomeWatch } from '../drive/index.ts';
+import type { CrystalRequest } from '../../schemas/records.ts';
+import { runSuite, type CaseResult } from './run.ts';
+
+/** One case of a file, with the given rules, setup extras, crystal script and expectations. */
+function caseFile(id: string, rules: string[], body: string): string {
+  return `format_version: 1
+spec_version: 0.1.0-draft
+cases:
+  - id: ${id}
+    rules: [${rules.join(', ')}]
+    level: MUST
+    requires: []
+    description: a case whose expectations speak for ${rules.join(', ')}
+${body}`;
+}
+
+async function runOn(text: string, defect?: Defect): Promise<{ result: CaseResult; ambientRules: string[] }> {
+  const suite = await runSuite(loadCaseText(text, 'departures.yaml'), () => new Miniature(defect));
+  const result = suite.cases[0]!;
+  const ambientRules = ambientChecks(suite.cases).flatMap((check) => check.findings.flatMap((f) => f.rules));
+  return { result, ambientRules };
+}
+
+/** Passes on the variant, fails on the defect under exactly `rules`, though every expectation names the case's own rule. */
+async function expectAttributed(text: string, defect: Defect, rules: string[]): Promise<void> {
+  expect((await runOn(text)).result).toMatchObject({ status: 'pass', failed_rules: [] });
+  const { result } = await runOn(text, defect);
+  expect(result.status).toBe('fail');
+  expect(result.failed_rules).toEqual(rules);
+  // The expectations did fail (they read the run after it left its script): their own rules are not blamed.
+  expect(result.failures.length).toBeGreaterThan(0);
+}
+
+const TWO_CASTS = (rules: string[]) =>
+  caseFile(
+    'second-cast-reads-the-first-casts-steps',
+    rules,
+    `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: done, args: { answer: one } }]
+          - tool_calls: [{ gate: echo, args: { text: two } }]
+          - tool_calls: [{ gate: done, args: { answer: two } }]
+    act:
+      - cast: { intent: "first job", as: a }
+      - cast: { intent: "second job", as: b }
+    expect:
+      - { path: outcomes.b.result, equals: two }
+      - { path: "requests.parent[1].messages[role=user][*].content", not_contains: "first job" }
+`,
+  );
+
+describe('a run that leaves its script is a finding under the rule it broke (issue 21)', () => {
+  it('LOOP-3 (and CIRCLE-8): a query after a reply whose done call must be accepted, even while the script still has steps for a later cast', async () => {
+    await expectAttributed(TWO_CASTS(['CANTRIP-2']), 'ignores-done', ['LOOP-3', 'CIRCLE-8']);
+  });
+
+  it('LOOP-4 and CIRCLE-6: a cast that comes back terminated after max_turns replies that each made a turn without ending it', async () => {
+    const text = caseFile(
+      'a-later-cast-after-the-cap',
+      ['ENTITY-2'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 1 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: echo, args: { text: one } }]
+          - tool_calls: [{ gate: done, args: { answer: two } }]
+    act:
+      - cast: { intent: "first job", as: a }
+      - cast: { intent: "second job", as: b }
+    expect:
+      - { path: outcomes.a.status, equals: truncated }
+      - { path: outcomes.b.result, equals: two }
+`,
+    );
+    await expectAttributed(text, 'off-by-one-max-turns', ['LOOP-4', 'CIRCLE-6']);
+  });
+
+  it('LOOP-6: a cast under require_done that comes back terminated on a text-only reply', async () => {
+    const text = caseFile(
+      'text-then-done-under-require-done',
+      ['LOOP-1'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 3 } }, require_done: true }
+    crystals:
+      parent:
+        script:
+          - content: "Thinking aloud."
+          - tool_calls: [{ gate: done, args: { answer: ok } }]
+    act: [{ cast: { intent: "think", as: first } }]
+    expect:
+      - { path: "requests.parent[1].messages[-1].role", not_equals: assistant }
+      - { path: outcomes.first.result, equals: ok }
+`,
+    );
+    await expectAttributed(text, 'text-ends-loop-despite-require-done', ['LOOP-6']);
+  });
+
+  it('CRYSTAL-5: a cast under tool_choice required on a crystal that cannot force it, ended by a text-only reply', async () => {
+    const text = caseFile(
+      'forced-then-a-second-cast',
+      ['CRYSTAL-1'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 3 } }, tool_choice: required }
+    crystals:
+      parent:
+        forces_tool_use: false
+        script:
+          - content: "Just talking."
+          - tool_calls: [{ gate: done, args: { answer: forced } }]
+          - tool_calls: [{ gate: done, args: { answer: second } }]
+    act:
+      - cast: { intent: "first job", as: a }
+      - cast: { intent: "second job", as: b }
+    expect:
+      - { path: outcomes.b.result, equals: second }
+`,
+    );
+    await expectAttributed(text, 'forcing-not-simulated', ['CRYSTAL-5']);
+  });
+
+  it('ENTITY-1: turns of an entity no action produced and no delegation could have spawned; the checks that group turns by entity are not judged', async () => {
+    const text = caseFile(
+      'two-turns-of-one-cast',
+      ['LOOM-10'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: echo, args: { text: one } }]
+          - tool_calls: [{ gate: done, args: { answer: two } }]
+    act: [{ cast: { intent: "job", as: first } }]
+    expect:
+      - { path: "loom.cast(first)", length: 2 }
+`,
+    );
+    await expectAttributed(text, 'turns-under-a-stray-entity', ['ENTITY-1']);
+    const { result, ambientRules } = await runOn(text, 'turns-under-a-stray-entity');
+    expect(result.invariants.filter((i) => i.id === 'alternation' || i.id === 'terminal-state').map((i) => i.status)).toEqual(['skipped', 'skipped']);
+    expect(ambientRules).not.toContain('LOOM-7');
+  });
+
+  it('CANTRIP-2 and ENTITY-2: a cast that comes back with the entity an earlier cast produced', async () => {
+    const text = caseFile(
+      'usage-of-a-second-cast',
+      ['PROD-3'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: done, args: { answer: one } }]
+          - tool_calls: [{ gate: done, args: { answer: two } }]
+    act:
+      - cast: { intent: "first job", as: a }
+      - cast: { intent: "second job", as: b }
+    expect:
+      - { path: outcomes.b.usage, equals: { prompt: 10, completion: 5, cached: 0 } }
+`,
+    );
+    await expectAttributed(text, 'shared-state-between-casts', ['CANTRIP-2', 'ENTITY-2']);
+  });
+
+  it('INTENT-2: a request that carries no intent of the case, where the script keyed by intent has nothing for it', async () => {
+    const text = caseFile(
+      'keyed-by-intent',
+      ['CANTRIP-2'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        by_intent:
+          "first job":
+            - tool_calls: [{ gate: echo, args: { text: one } }]
+            - tool_calls: [{ gate: done, args: { answer: one } }]
+    act: [{ cast: { intent: "first job", as: a } }]
+    expect:
+      - { path: outcomes.a.result, equals: one }
+`,
+    );
+    await expectAttributed(text, 'later-requests-drop-the-send-intent', ['INTENT-2']);
+  });
+
+  it('a request handed something before its intent is still answered from its intent\'s script: the case passes, INTENT-2 is the ambient finding', async () => {
+    const text = caseFile(
+      'keyed-by-intent-with-a-preamble',
+      ['CANTRIP-2'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        by_intent:
+          "first job": [{ tool_calls: [{ gate: done, args: { answer: one } }] }]
+    act: [{ cast: { intent: "first job", as: a } }]
+    expect:
+      - { path: outcomes.a.result, equals: one }
+`,
+    );
+    const { result, ambientRules } = await runOn(text, 'intent-not-first');
+    expect(result).toMatchObject({ status: 'pass', failed_rules: [] });
+    expect(ambientRules).toEqual(['INTENT-2']);
+  });
+
+  it('in the report, the case\'s own rule is neither failed nor passed by a run that left its script; the rule the fault names fails', async () => {
+    const suite = await runSuite(loadCaseText(TWO_CASTS(['CANTRIP-2']), 'departures.yaml'), () => new Miniature('ignores-done'));
+    const status = new Map(buildReport(suite).rules.map((r) => [r.id, r.status]));
+    expect([status.get('LOOP-3'), status.get('CIRCLE-8')]).toEqual(['fail', 'fail']);
+    // Its only case read a run that was no longer its own: no evidence for CANTRIP-2 either way.
+    expect(status.get('CANTRIP-2')).toBe('skipped');
+    // report.md lists the driving problem first, then the expectations as read after it.
+    const [result] = suite.cases;
+    const md = renderMarkdown(buildReport(suite));
+    const section = md.slice(md.indexOf(`### ${result!.id}`));
+    const problemAt = section.indexOf(result!.problems[0]!);
+    const expectationAt = section.indexOf(`\`${result!.failures[0]!.path}\``);
+    expect(problemAt).toBeGreaterThan(0);
+    expect(expectationAt).toBeGreaterThan(problemAt);
+  });
+
+  it('LOOP-4 and CIRCLE-6: a second query after a ward decided the outcome (one is a summary)', async () => {
+    const request = (intent: string): CrystalRequest => ({ messages: [{ role: 'user', content: intent }] });
+    const watch = new OutcomeWatch({ crystal: 'p', wards: { max_turns: 1 }, childCrystals: new Set(), childTurnCaps: new Map() }, () => 0);
+    const crystals = new MockCrystals({ p: { script: [{ content: 'turn' }] } }, {}, async () => undefined, watch);
+    crystals.beginAction(0);
+    for (let i = 0; i < 3; i++) await crystals.query('p', request('one'));
+    expect(crystals.faults.map((f) => f.rules)).toEqual([['LOOP-4', 'CIRCLE-6']]);
+  });
+});
