@@ -222,8 +222,8 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       ...(options.spec !== undefined && { draft: options.spec }),
       onPlanned: ({ draft, description, cases, outside }) => {
         const { commit, label } = draftOf(draft);
-        const declared = description.drafts === undefined ? `declares no drafts: judged at ${UNDECLARED_DRAFT}` : `declares ${description.drafts.join(', ')}`;
-        io.out(`spec draft ${draft} (${label} @ ${commit}) judged${options.spec === undefined ? ', the newest the implementation declares' : ''}; ${description.name} ${declared}`);
+        const why = options.spec !== undefined ? 'as --spec asks' : description.drafts === undefined ? `${description.name} declares no drafts` : `the newest ${description.name} declares`;
+        io.out(`spec draft ${draft} (${label} @ ${commit}) judged: ${why}${description.drafts === undefined ? '' : ` (it declares ${description.drafts.join(', ')})`}`);
         io.out(`${cases} case${cases === 1 ? '' : 's'} in this draft${outside > 0 ? `; ${outside} outside it, not run` : ''}`);
       },
       onCase: (result, done, total) => showProgress(io, 'case', result.stale ? 'stale' : result.status, result.id, done, total, result.duration_ms),
