@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
-import { propertyAppliesAt, propertyTermsAt } from './drafts.ts';
+import { propertyAppliesAt, propertyTermsAt, reproducerAt } from './drafts.ts';
 import { runProperties } from './run-properties.ts';
 
 describe('properties at a draft', () => {
@@ -40,4 +40,12 @@ describe('properties at a draft', () => {
       ['child-gates-are-a-granted-subset', ['COMP-1']],
     ]);
   }, 120_000);
+
+  it('a reproducer on an amended rule lists the draft it was found at, right after its level; others are left alone', () => {
+    const amended = reproducerAt({ id: 'property-x', rules: ['COMP-3'], level: 'MUST', description: 'd' }, '0.3.1');
+    expect(Object.keys(amended)).toEqual(['id', 'rules', 'level', 'drafts', 'description']);
+    expect((amended as { drafts?: string[] }).drafts).toEqual(['0.3.1']);
+    const plain = { id: 'property-y', rules: ['LOOP-3'], level: 'MUST', description: 'd' };
+    expect(reproducerAt(plain, '0.3.1')).toBe(plain);
+  });
 });
