@@ -1,6 +1,7 @@
 /**
  * `cantrip-conformance run [--adapter reference|<module>|cmd:<command line>] [--filter <rule|id|feature>] [--out <dir>]
- * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>] [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]`.
+ * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>] [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]
+ * [--spec <draft version>]`. The first lines name the draft judged (the newest the implementation declares unless `--spec` says).
  * Progress goes to stderr: one rewritten line on a terminal, otherwise one line per case and property (docs/ci.md).
  * The generated properties (harness/properties) run after the cases unless `--no-properties`.
  * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
