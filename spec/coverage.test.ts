@@ -34,7 +34,9 @@ interface CaseSummary {
 
 const casesText = readFileSync(CASES_FILE, 'utf8');
 const casesDoc: unknown = parse(casesText);
-const cases: CaseSummary[] = ((casesDoc as { cases?: CaseSummary[] } | null)?.cases ?? []).map((c) => ({
+// A case written in a later draft's rule ids (`rules_draft`) counts here under their 0.1.0 counterparts;
+// a rule new since 0.1.0 has none, and the coverage of later drafts' catalogs is not this file's concern.
+const cases: CaseSummary[] = ((casesDoc as { cases?: (CaseSummary & { rules_draft?: string })[] } | null)?.cases ?? []).map((c) => ({
   id: c.id,
   rules: c.rules ?? [],
   ...(c.rules_draft !== undefined && { rules_draft: c.rules_draft }),

@@ -1,6 +1,7 @@
 /**
  * `cantrip-conformance run [--adapter reference|<module>|cmd:<command line>] [--filter <rule|id|feature>] [--out <dir>]
- * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>] [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]`.
+ * [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>] [--no-properties] [--property-runs <n>] [--seed <n>] [--quiet]
+ * [--spec <draft version>]`. The first lines name the draft judged (the newest the implementation declares unless `--spec` says).
  * Progress goes to stderr: one rewritten line on a terminal, otherwise one line per case and property (docs/ci.md).
  * The generated properties (harness/properties) run after the cases unless `--no-properties`.
  * Exit 0: every applicable MUST case passed (or is an expected failure) and nothing is stale;
@@ -222,8 +223,8 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
       ...(options.spec !== undefined && { draft: options.spec }),
       onPlanned: ({ draft, description, cases, outside }) => {
         const { commit, label } = draftOf(draft);
-        const declared = description.drafts === undefined ? `declares no drafts: judged at ${UNDECLARED_DRAFT}` : `declares ${description.drafts.join(', ')}`;
-        io.out(`spec draft ${draft} (${label} @ ${commit}) judged${options.spec === undefined ? ', the newest the implementation declares' : ''}; ${description.name} ${declared}`);
+        const why = options.spec !== undefined ? 'as --spec asks' : description.drafts === undefined ? `${description.name} declares no drafts` : `the newest ${description.name} declares`;
+        io.out(`spec draft ${draft} (${label} @ ${commit}) judged: ${why}${description.drafts === undefined ? '' : ` (it declares ${description.drafts.join(', ')})`}`);
         io.out(`${cases} case${cases === 1 ? '' : 's'} in this draft${outside > 0 ? `; ${outside} outside it, not run` : ''}`);
       },
       onCase: (result, done, total) => showProgress(io, 'case', result.stale ? 'stale' : result.status, result.id, done, total, result.duration_ms),

@@ -5,7 +5,7 @@
  * 0.1.0 states it, which 0.2.0 reverses); its result then names the judged draft's IDs and no stronger
  * level than its rules have there. The generation, shrinking and judging inside stay in 0.1.0's IDs.
  */
-import { catalogOf, ruleCounterpart } from '../../spec/drafts.ts';
+import { catalogOf, draftVersions, ruleCounterpart } from '../../spec/drafts.ts';
 import type { Level } from '../case-file/index.ts';
 import { statedLevels } from '../case-file/index.ts';
 import { KIT_RULES_DRAFT, kitRulesIn } from '../plan/index.ts';
@@ -32,4 +32,21 @@ export function propertyTermsAt<T extends { rules: string[]; level: Level }>(p: 
     })
     .reduce<Level>((best, l) => (RANK[l] > RANK[best] ? l : best), 'MAY');
   return { ...p, rules, level: RANK[p.level] > RANK[strongest] ? strongest : p.level };
+}
+
+/**
+ * A reproducer as tests.yaml takes it: a case on a rule that some draft amends must list its drafts
+ * (harness/case-file/drafts.ts), so one gets `drafts: [<the draft it was found at>]`, placed after its
+ * level; any other is left as built (its drafts follow from its rules).
+ */
+export function reproducerAt<C extends { rules: string[]; level: unknown }>(c: C, draft: string): C {
+  const amended = c.rules.some((id) => draftVersions().some((d) => ruleCounterpart(id, KIT_RULES_DRAFT, d).changes.includes('amended')));
+  if (!amended) return c;
+  const ordered: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(c)) {
+    if (key === 'drafts') continue;
+    ordered[key] = value;
+    if (key === 'level') ordered['drafts'] = [draft];
+  }
+  return ordered as C;
 }

@@ -11,7 +11,7 @@ import type { InvariantResult } from '../judge/index.ts';
 import type { AdapterFactory } from '../run/index.ts';
 import { buildCase } from './build-case.ts';
 import { chooseDraft, kitRulesIn } from '../plan/index.ts';
-import { propertyAppliesAt, propertyTermsAt } from './drafts.ts';
+import { propertyAppliesAt, propertyTermsAt, reproducerAt } from './drafts.ts';
 import { buildCodeCase } from './code-case.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
 import { CODE_LANGUAGE, codeSteps, planCode, type CodePlan } from './code-model.ts';
@@ -309,13 +309,13 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
     if (unsupported === undefined) arbitrary ??= await family.arbitrary({ features: run.features, description: run.description, factory: run.factory });
     const result = unsupported !== undefined || arbitrary === undefined
       ? base(property, 'skipped', run.seed, 0, 0, unsupported)
-      : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs ?? family.defaultRuns ?? DEFAULT_PROPERTY_RUNS, signal);
+      : await checkProperty(family, property, runner, arbitrary, run.seed, run.runs ?? family.defaultRuns ?? DEFAULT_PROPERTY_RUNS, run.draft, signal);
     run.results.push(result);
     run.reported();
   }
 }
 
-async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefinition<P>, runner: ScenarioRunner<P>, arbitrary: fc.Arbitrary<S>, seed: number, runs: number, signal?: AbortSignal): Promise<PropertyResult> {
+async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefinition<P>, runner: ScenarioRunner<P>, arbitrary: fc.Arbitrary<S>, seed: number, runs: number, draft: string, signal?: AbortSignal): Promise<PropertyResult> {
   const started = performance.now();
   // After one scenario runs out of time, every other is discarded: shrinking a hang would cost a
   // time limit per attempt, so the first hung scenario is the counterexample.
@@ -360,7 +360,7 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   // The printed case checks, and names, only the rules its failed checks speak for.
   const shown = evaluation.rules.length > 0 ? evaluation.rules : property.rules;
   const header = { id: `property-${property.id}`, rules: shown, description: `shrunk counterexample of property ${property.id} (seed ${seed}): ${property.title}` };
-  const reproducer = family.build(p, header, namedRules(property, checksFor(property, property.expectations(p).checks, shown), shown));
+  const reproducer = reproducerAt(family.build(p, header, namedRules(property, checksFor(property, property.expectations(p).checks, shown), shown)), draft);
   // The predicate can fail for a reason the re-run no longer shows (a flaky implementation): say so.
   const flaky = evaluation.status === 'pass' || evaluation.status === 'inconclusive';
   const status: PropertyStatus = evaluation.status === 'fail' ? 'fail' : 'errored';

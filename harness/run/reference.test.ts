@@ -25,13 +25,15 @@ describe.skipIf(!present)('the reference implementation, through its adapter onl
   });
 
   for (const c of file.cases) {
-    it(`${c.id} [${c.rules.join(', ')}]`, async () => {
+    it(`${c.id} [${c.rules.join(', ')}]`, async (context) => {
       const [planned] = planCases([c], description);
+      // A case of a later draft only: the reference is judged at the drafts it declares (issue 24).
+      if (planned?.outside !== undefined) context.skip(planned.outside);
       // The reference declares every feature, ward and transport: nothing is skipped, and a case about a
       // wire format runs over the first of its transports (crystal-transports.test.ts runs them over each).
       expect(planned?.skip).toBeUndefined();
       if (c.transports !== undefined && !c.transports.includes('callback')) expect(planned?.transport).toBe(c.transports[0]);
-      const result: CaseResult = await runCase(c, factory, description, undefined, undefined, planned?.transport);
+      const result: CaseResult = await runCase(planned?.case ?? c, factory, description, undefined, undefined, planned?.transport);
       expect({ status: result.status, reason: result.reason, failures: result.failures, problems: result.problems, invariants: result.invariants.filter((i) => i.status === 'fail') }).toEqual({
         status: 'pass',
         reason: undefined,

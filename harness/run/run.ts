@@ -257,7 +257,7 @@ export async function runCase(loaded: LoadedCase, factory: AdapterFactory, descr
   // A case planned for a draft is in that draft's terms already; any other is judged at the draft a run would choose.
   const draft = loaded.judged_draft ?? chooseDraft(description);
   const c = caseForDraft(loaded, draft);
-  if (c === undefined) return base({ ...loaded, level: 'MAY', judged_draft: draft }, 'skipped', 0, `outside the draft: the case does not apply to draft ${draft}`);
+  if (c === undefined) return base(loaded, 'skipped', 0, `outside the draft: the case does not apply to draft ${draft}`);
   for (let attempt = 1; ; attempt++) {
     const scaled = attempt === 1 ? c : withTimesScaled(c, PREMISE_TIME_FACTOR ** (attempt - 1), defaultTimeoutMs);
     const { result, premiseMissed } = await runDrive(scaled, factory, description, defaultTimeoutMs, signal, transport);
@@ -327,8 +327,7 @@ function base(c: LoadedCase, status: CaseStatus, duration: number, reason?: stri
   return {
     id: c.id,
     rules: c.rules,
-    // A planned case has one level, the judged draft's (harness/plan/drafts.ts).
-    level: typeof c.level === 'string' ? c.level : (levelFor(c, c.judged_draft ?? rulesDraftOf(c)) ?? 'MUST'),
+    level: levelOf(c),
     requires: c.requires ?? [],
     description: c.description,
     status,
@@ -341,6 +340,17 @@ function base(c: LoadedCase, status: CaseStatus, duration: number, reason?: stri
     failed_rules: [],
     position: c.position,
   };
+}
+
+/**
+ * A case's one level: a planned case's is the judged draft's already (harness/plan/drafts.ts); a case
+ * that never reached a draft (outside it) is reported with its level in its own rules_draft, or the
+ * strongest it states.
+ */
+function levelOf(c: LoadedCase): Level {
+  if (typeof c.level === 'string') return c.level;
+  const levels = Object.values(c.level).filter((l): l is Level => l !== undefined);
+  return levelFor(c, c.judged_draft ?? rulesDraftOf(c)) ?? (['MUST', 'SHOULD', 'MAY'] as const).find((l) => levels.includes(l)) ?? 'MAY';
 }
 
 /**
