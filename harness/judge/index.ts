@@ -4,3 +4,5 @@ export type { ExpectationResult } from './expectations.ts';
 export { checkInvariants } from './invariants.ts';
 export type { InvariantResult } from './invariants.ts';
 export { normalisePointer, parseCauseKey, problemsInText, rulesForProblem, schemaCause } from './schema-rules.ts';
+export { driveAsReadAt, hasTextRecords, recordContractProblems, viewedRecord, TEXT_RECORD_RULE } from './records-per-draft.ts';
+export type { TextGateCallRecord } from './records-per-draft.ts';
