@@ -8,6 +8,14 @@ import { createCantrip, type Cantrip } from '../entity/cantrip.ts';
 import type { EventSink } from '../production/events.ts';
 import type { Redactor } from '../production/redaction.ts';
 import type { AgentOptions } from './agent-options.ts';
+import type { Draft } from '../drafts/draft.ts';
+
+/**
+ * The draft the agent's cantrip is built for: ACP is a rule of 0.2.0 and later (PROD-6, PROD-7), and
+ * the agent follows the current draft, so a malformed `done` does not end a prompt (LOOP-7) and turns
+ * keep text records (reference/drafts/).
+ */
+export const AGENT_DRAFT: Draft = '0.3.1';
 
 /**
  * The one cantrip an agent process serves: every ACP session is an entity of it (PROD-7), so all
@@ -19,7 +27,7 @@ export function agentCantrip(
   crystal: Crystal,
   wiring: { onEvent: EventSink; redact: Redactor },
 ): Cantrip {
-  const gates: Gate[] = [doneGate()];
+  const gates: Gate[] = [doneGate(undefined, AGENT_DRAFT)];
   if (options.root !== undefined) gates.push(readGate({ root: options.root }), listDirGate({ root: options.root }));
   return createCantrip({
     crystal,
@@ -27,5 +35,6 @@ export function agentCantrip(
     circle: createCircle({ gates, wards: { maxTurns: options.maxTurns } }),
     onEvent: wiring.onEvent,
     redact: wiring.redact,
+    draft: AGENT_DRAFT,
   });
 }

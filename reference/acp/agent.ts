@@ -9,6 +9,7 @@ import { parsePromptIntent } from './prompt-intent.ts';
 import { AcpSession } from './session.ts';
 import { redactDeep, SessionUpdates } from './session-updates.ts';
 import { crystalFailed, stopReasonOf } from './stop-reason.ts';
+import { readRecords } from '../drafts/gate-call-records.ts';
 
 /** How the agent names itself in `initialize`. */
 export const AGENT_INFO = { name: 'cantrip-reference', title: 'Cantrip reference implementation', version: '0.1.0' } as const;
@@ -113,5 +114,5 @@ function outcomeOf(result: CastResult): Record<string, unknown> {
 
 /** Whether the cast's last turn called `done`: its answer is then sent as the agent's message. */
 function endedWithDone(result: CastResult): boolean {
-  return result.status === 'terminated' && (result.turns.at(-1)?.gate_calls.some((call) => call.gate === DONE && call.ok) ?? false);
+  return result.status === 'terminated' && (readRecords(result.turns.at(-1)?.gate_calls ?? []).some((call) => call.gate === DONE && call.ok) ?? false);
 }

@@ -24,13 +24,20 @@ import { createAnthropicCrystal } from '../crystal/providers/anthropic.ts';
 import { createGeminiCrystal } from '../crystal/providers/gemini.ts';
 import { createOpenAICrystal } from '../crystal/providers/openai.ts';
 import { toChildLimits, toVerifiers } from './ward-setup.ts';
+import { draftOf, type Draft } from '../drafts/draft.ts';
+import { secretRedactor, type Redactor } from '../production/redaction.ts';
 
 /**
  * Builds a cantrip from a case's setup (`CantripSetup`, wire names) with the reference's own
  * constructors. Test gates and crystals are bridged to the harness through `host`; everything else is
  * the reference's own (done, composition and file gates, the mediums, the loom, retries).
+ *
+ * The cantrip is built for the setup's `draft` (default 0.1.0; one the reference lacks is refused,
+ * `unsupported`): what differs between drafts is decided in reference/drafts/, which the done gate,
+ * the composition gates, the loop and the spawner consult.
  */
 export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: string, overlays = new OverlayRegistry((turnId) => ownStretch(loom, turnId))): Cantrip {
+  const draft = draftOf(setup.draft);
   if (!setup.crystal) throw new CantripError('missing_crystal', 'the setup names no crystal');
   if (!setup.call) throw new CantripError('missing_call', 'the setup has no call');
   if (!setup.circle) throw new CantripError('missing_circle', 'the setup has no circle');
@@ -52,7 +59,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
     crystal: crystalFor(host, setup.crystal.name, setup, setup.crystal.context_window, setup.crystal.forces_tool_use),
     call: toCall(setup.call),
     circle: createCircle({
-      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup, overlays)),
+      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup, overlays, draft)),
       wards,
       medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
       verifiers: toVerifiers(setup.circle.verifiers),
@@ -69,6 +76,8 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
         }
       : {}),
     requireDone: setup.require_done ?? false,
+    draft,
+    ...secretsOf(setup),
     ...(setup.tool_choice === undefined ? {} : { toolChoice: setup.tool_choice }),
     loom,
     onEvent: host.event ? eventSink(host, setup.event_buffer) : undefined,
@@ -84,7 +93,18 @@ function eventSink(host: Host, bound: number | undefined) {
   return boundedEvents((event) => host.event?.(event), { bound: bound ?? DEFAULT_EVENT_BOUND });
 }
 
-function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup, overlays: OverlayRegistry): Gate {
+/**
+ * PROD-8: what the reference treats as a secret in a setup, the API keys of its crystal endpoints. They
+ * reach only the provider's request headers; the redactor keeps them out of observations, recorded
+ * turns and streamed events, should a gate or an LLM repeat one. At every draft: 0.2.0 and 0.3.1 ask
+ * for it (PROD-8), and 0.1.0 has no rule about secrets that it could break.
+ */
+function secretsOf(setup: CantripSetup): { redact?: Redactor } {
+  const keys = Object.values(setup.crystal_endpoints ?? {}).flatMap((endpoint) => (endpoint.api_key ? [endpoint.api_key] : []));
+  return keys.length === 0 ? {} : { redact: secretRedactor(keys) };
+}
+
+function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup, overlays: OverlayRegistry, draft: Draft): Gate {
   if ('test' in setup) {
     return defineGate(
       setup.test,
@@ -96,7 +116,7 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripS
       { ephemeral: setup.ephemeral ?? false },
     );
   }
-  if (setup.name === 'done') return doneGate('parameters' in setup ? setup.parameters : undefined);
+  if (setup.name === 'done') return doneGate('parameters' in setup ? setup.parameters : undefined, draft);
   if (setup.name === 'read' || setup.name === 'list_dir' || setup.name === 'write' || setup.name === 'delete') {
     const { root, overlay } = setup as { root: string; overlay?: boolean };
     // CIRCLE-10: the overlay, like the root, is bound here, before any entity exists.
@@ -109,6 +129,9 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripS
     const dependencies = {
       ...(composition.crystal ? { crystal: crystalFor(host, composition.crystal, cantrip, undefined, undefined) } : {}),
       ...(composition.call ? { call: toCall(composition.call) } : {}),
+      draft,
+      // From 0.2.0 a request may name its child's LLM (COMP-7): any crystal the harness serves, bound here (CIRCLE-10).
+      crystalNamed: (name: string) => crystalFor(host, name, cantrip, undefined, undefined),
     };
     return setup.name === 'call_entity'
       ? callEntityGate(dependencies)

@@ -4,7 +4,9 @@ import { deepFreeze } from '../freeze.ts';
 
 /**
  * The call: the entity's fixed identity, a system prompt and sampling hyperparameters (chapter 3).
- * It holds no gate definitions (CALL-3): those belong to the circle.
+ * It holds no gate definitions (CALL-3 at 0.1.0, which forbids them; IDENTITY-3 from 0.2.0, which lets
+ * an identity carry rendered copies, a permission the reference does not use): those belong to the
+ * circle, at every draft (docs/reference.md, "Drafts").
  */
 export interface Call {
   readonly systemPrompt: string | null;

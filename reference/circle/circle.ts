@@ -15,7 +15,7 @@ export interface Circle {
   /** The gates left after removal wards, by name. Wards are applied here, once, not by the entity (CIRCLE-6). */
   readonly gates: ReadonlyMap<string, Gate>;
   readonly wards: Wards;
-  /** CIRCLE-11, CALL-3: the capability presentation, sent as `tools` on every query. */
+  /** CIRCLE-11, CALL-3 (0.1.0) / IDENTITY-3 (0.2.0+): the capability presentation, sent as `tools` on every query. */
   readonly tools: readonly ToolDefinition[];
   /** Checks every gate call must pass before it runs, first one first (CIRCLE-6); see verifiers.ts. */
   readonly verifiers: readonly Verifier[];

@@ -29,8 +29,16 @@ export interface ChildRequest {
   maxTurns?: number;
   /** A tighter delegation depth for the child (spec 5.1 `max_depth`); never more than the parent's less one (WARD-1). */
   maxDepth?: number;
-  /** The gates the child gets, a subset of the parent's (COMP-1); all of them when absent. */
+  /** The gates the child gets: at 0.1.0 a subset of the parent's (COMP-1); all of the parent's when absent. */
   gates?: string[];
+  /** From 0.2.0 (COMP-1, COMP-7): the child's medium by name; the parent's when absent (reference/drafts/child-circle.ts). */
+  medium?: string;
+  /** From 0.2.0 (COMP-7): the child's LLM by name, resolved through {@link ChildRequest.crystalNamed}. */
+  llm?: string;
+  /** From 0.2.0 (COMP-1): gates the composition gate holds for children beyond the parent's, bound at construction (CIRCLE-10). */
+  childGates?: readonly Gate[];
+  /** From 0.2.0 (COMP-7): how the composition gate reaches an LLM by name, bound at construction (CIRCLE-10). */
+  crystalNamed?: (name: string) => Crystal;
 }
 
 /** How a child's cast ended, as its parent's gate sees it. */

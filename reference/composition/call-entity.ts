@@ -3,12 +3,31 @@ import { createCall } from '../call/call.ts';
 import { defineGate, type ChildOutcome, type ChildRequest, type Gate, type GateContext } from '../circle/gate.ts';
 import type { Crystal } from '../crystal/contract.ts';
 import { CantripError } from '../errors.ts';
+import { childRequestOptions } from '../drafts/child-circle.ts';
+import { DEFAULT_DRAFT, type Draft } from '../drafts/draft.ts';
 import { CALL_ENTITY } from './names.ts';
 
 /** What a composition gate is built with (CIRCLE-10): the child's crystal and call, fixed before any entity runs. */
 export interface CompositionDependencies {
   crystal?: Crystal;
   call?: Call;
+  /**
+   * The draft the gate presents its options for (CIRCLE-11): from 0.2.0 a request may also name the
+   * child's `medium` and `llm` (reference/drafts/child-circle.ts). Default 0.1.0. What a child gets is
+   * decided by the draft of the cantrip that calls the gate.
+   */
+  draft?: Draft;
+  /** From 0.2.0 (COMP-1): gates for children that the parent's circle need not hold. */
+  childGates?: readonly Gate[];
+  /** From 0.2.0 (COMP-7): the crystal a request's `llm` names. */
+  crystalNamed?: (name: string) => Crystal;
+}
+
+/** The JSON Schema of one child request at `draft`: the 0.1.0 options, and from 0.2.0 `medium` and `llm` too. */
+export function childRequestSchema(draft: Draft = DEFAULT_DRAFT): typeof CHILD_REQUEST_SCHEMA {
+  const extra = childRequestOptions(draft);
+  if (Object.keys(extra).length === 0) return CHILD_REQUEST_SCHEMA;
+  return { ...CHILD_REQUEST_SCHEMA, properties: { ...CHILD_REQUEST_SCHEMA.properties, ...extra } } as typeof CHILD_REQUEST_SCHEMA;
 }
 
 /** The JSON Schema of one child request, shared by call_entity and call_entity_batch. */
@@ -35,7 +54,7 @@ export function callEntityGate(dependencies: CompositionDependencies = {}): Gate
     {
       name: CALL_ENTITY,
       description: 'Delegate a sub-task to a child entity with a fresh context; waits for it and returns its answer.',
-      parameters: CHILD_REQUEST_SCHEMA,
+      parameters: childRequestSchema(dependencies.draft),
     },
     async (args, context) => answerOf(await runChild(args, context, dependencies)),
   );
@@ -55,12 +74,14 @@ export function answerOf(outcome: ChildOutcome): unknown {
 
 function childRequest(args: unknown, dependencies: CompositionDependencies): ChildRequest {
   const fields = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
-  const { intent, context, system_prompt: systemPrompt, max_turns: maxTurns, max_depth: maxDepth, gates } = fields;
+  const { intent, context, system_prompt: systemPrompt, max_turns: maxTurns, max_depth: maxDepth, gates, medium, llm } = fields;
   if (typeof intent !== 'string' || intent.trim() === '') throw new CantripError('missing_intent', 'a child needs an intent');
   if (systemPrompt !== undefined && typeof systemPrompt !== 'string') throw invalid('system_prompt must be a string');
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0)) throw invalid('max_turns must be a positive integer');
   if (maxDepth !== undefined && !(Number.isInteger(maxDepth) && (maxDepth as number) >= 0)) throw invalid('max_depth must be a whole number');
   if (gates !== undefined && !(Array.isArray(gates) && gates.every((gate) => typeof gate === 'string'))) throw invalid('gates must be a list of names');
+  if (medium !== undefined && typeof medium !== 'string') throw invalid('medium must be a name');
+  if (llm !== undefined && typeof llm !== 'string') throw invalid('llm must be a name');
   const call =
     systemPrompt === undefined
       ? dependencies.call
@@ -73,6 +94,10 @@ function childRequest(args: unknown, dependencies: CompositionDependencies): Chi
     ...(maxTurns === undefined ? {} : { maxTurns: maxTurns as number }),
     ...(maxDepth === undefined ? {} : { maxDepth: maxDepth as number }),
     ...(gates === undefined ? {} : { gates: gates as string[] }),
+    ...(medium === undefined ? {} : { medium: medium as string }),
+    ...(llm === undefined ? {} : { llm: llm as string }),
+    ...(dependencies.childGates ? { childGates: dependencies.childGates } : {}),
+    ...(dependencies.crystalNamed ? { crystalNamed: dependencies.crystalNamed } : {}),
   };
 }
 

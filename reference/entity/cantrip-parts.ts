@@ -6,6 +6,7 @@ import type { Loom } from '../loom/loom.ts';
 import type { FoldingOptions } from '../loom/fold.ts';
 import type { Redactor } from '../production/redaction.ts';
 import type { EventSink } from '../production/events.ts';
+import type { Draft } from '../drafts/draft.ts';
 
 /** What a cantrip is made of (§1.4). */
 export interface CantripOptions {
@@ -28,8 +29,14 @@ export interface CantripOptions {
   exposeLoom?: boolean;
   /** §6.8, PROD-4: fold older turns into a summary when the context nears the crystal's window. */
   folding?: FoldingOptions;
-  /** Scrubs secrets from what the entity observes (the loom's own `redact` option covers exports). */
+  /**
+   * PROD-8: scrubs secrets from what the entity observes and from what its turns record and stream
+   * (observations, gate call records, utterances, results, events). The loom's own `redact` option
+   * covers thread exports.
+   */
   redact?: Redactor;
+  /** The draft of the spec the cantrip is built for (reference/drafts/); default 0.1.0. A child is built for its parent's. */
+  draft?: Draft;
   /**
    * The id of a cantrip rebuilt over a loom that already holds its turns (after a restart): its call
    * turn is then found in the loom rather than stored a second time (CALL-4).
@@ -55,4 +62,5 @@ export interface CantripParts {
   readonly exposeLoom: boolean;
   readonly folding: FoldingOptions | undefined;
   readonly redact: Redactor | undefined;
+  readonly draft: Draft;
 }

@@ -5,6 +5,7 @@ import { DONE } from '../circle/done.ts';
 import { hasTruncationWard } from '../circle/wards.ts';
 import { spawnChild } from '../composition/spawn.ts';
 import { CantripError } from '../errors.ts';
+import { DEFAULT_DRAFT } from '../drafts/draft.ts';
 import { Loom } from '../loom/loom.ts';
 import { callTurn, newTurnId } from '../loom/turn.ts';
 import type { CantripOptions, CantripParts } from './cantrip-parts.ts';
@@ -69,6 +70,7 @@ export function createCantrip(options: CantripOptions): Cantrip {
     exposeLoom: options.exposeLoom ?? false,
     folding: options.folding,
     redact: options.redact,
+    draft: options.draft ?? DEFAULT_DRAFT,
     async cast(intent: string) {
       // INTENT-1 is checked before an entity exists, so a refused cast leaves nothing in the loom.
       if (typeof intent !== 'string' || intent.trim() === '') {

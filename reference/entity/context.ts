@@ -1,6 +1,7 @@
 import type { Message, Turn } from '../../schemas/index.ts';
 import { renderRecord } from '../circle/medium/conversation.ts';
 import { NO_GATE_CALLED, type Medium } from '../circle/medium/medium.ts';
+import { readRecords } from '../drafts/gate-call-records.ts';
 
 /**
  * Rebuilds an entity's working context (everything after the call's system message) from a path of
@@ -20,7 +21,9 @@ export function contextFromThread(path: readonly Turn[], medium?: Medium): Messa
       messages.push(...medium.rebuild(turn));
       continue;
     }
-    const toolCalls = turn.gate_calls.map((record) => ({
+    // Records read back whatever draft wrote them (reference/drafts/gate-call-records.ts).
+    const records = readRecords(turn.gate_calls);
+    const toolCalls = records.map((record) => ({
       id: record.tool_call_id,
       gate: record.gate,
       arguments: JSON.stringify(record.arguments ?? {}),
@@ -31,7 +34,7 @@ export function contextFromThread(path: readonly Turn[], medium?: Medium): Messa
       content: turn.utterance === '' ? null : turn.utterance,
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     });
-    for (const record of turn.gate_calls) {
+    for (const record of records) {
       messages.push({ role: 'tool', tool_call_id: record.tool_call_id, content: renderRecord(record) });
     }
     if (toolCalls.length === 0 && !turn.terminated && !turn.truncated) {

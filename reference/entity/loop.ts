@@ -14,6 +14,8 @@ import { truncationSummary } from './truncation-summary.ts';
 import { DEFAULT_KEEP_RECENT_TURNS, digestTurns, foldMarker, shouldFold, type FoldingOptions } from '../loom/fold.ts';
 import type { QueryOptions } from '../crystal/contract.ts';
 import { rejectionStreak } from '../circle/verifiers.ts';
+import { recordsForDraft } from '../drafts/gate-call-records.ts';
+import { redactValue } from '../production/redaction.ts';
 
 /** How long a parent waits for its children to record their truncation after it ends (COMP-9). */
 export const CHILD_WIND_DOWN_MS = 2000;
@@ -102,9 +104,9 @@ export async function runCast(entity: Entity, start: CastStart, spawn: ChildSpaw
       const turn = entity.record({
         id: turnId,
         role: 'crystal',
-        utterance: action?.utterance ?? response?.content ?? '',
+        utterance: redacted(entity, action?.utterance ?? response?.content ?? ''),
         observation: redacted(entity, observationOf(action, textOnly, terminated, failure, cause)),
-        gate_calls: action?.gateCalls ?? [],
+        gate_calls: gateCallsOf(entity, action),
         metadata: usageMetadata(usage, Date.now() - began),
         reward: null,
         terminated,
@@ -112,7 +114,7 @@ export async function runCast(entity: Entity, start: CastStart, spawn: ChildSpaw
         truncation_cause: cause ?? null,
         intent: turnInCast === 1 && start.intent !== null ? start.intent : undefined,
         fork: turnInCast === 1 ? entity.forkedFrom : undefined,
-        result: terminated ? (action?.done ? action.done.answer : response?.content) : undefined,
+        result: terminated ? redactedValue(entity, action?.done ? action.done.answer : response?.content) : undefined,
         files_changed: filesChangedIn(fileGates, turnId),
       });
       turns.push(turn);
@@ -267,8 +269,25 @@ async function foldIfNeeded(entity: Entity, folding: FoldingOptions, usage: Usag
   });
 }
 
+/** PROD-8: text a turn records, with the cantrip's secrets scrubbed. */
 function redacted(entity: Entity, text: string): string {
   return entity.cantrip.redact ? entity.cantrip.redact(text) : text;
+}
+
+/** PROD-8: a value a turn records or streams, with every string in it scrubbed. */
+function redactedValue<T>(entity: Entity, value: T): T {
+  return entity.cantrip.redact && value !== undefined ? (redactValue(value, entity.cantrip.redact) as T) : value;
+}
+
+/**
+ * A turn's gate call records as the loom keeps them: in the shape of the cantrip's draft
+ * (reference/drafts/gate-call-records.ts: text records from 0.2.0 on), secrets scrubbed (PROD-8).
+ */
+function gateCallsOf(entity: Entity, action: Action | undefined): Turn['gate_calls'] {
+  const records = action?.gateCalls ?? [];
+  if (records.length === 0) return [];
+  const { draft, redact } = entity.cantrip;
+  return recordsForDraft(draft, redact ? records.map((record) => redactedValue(entity, record)) : records, redact);
 }
 
 /**
@@ -341,7 +360,9 @@ async function announce(entity: Entity, response: CrystalResponse, cast: CastCon
  */
 async function stream(entity: Entity, cast: CastControl, event: StreamEvent): Promise<void> {
   try {
-    await cast.bound.wait(deliver(entity.cantrip.onEvent, event, cast.bound.signal));
+    // PROD-8: events are a trace; no secret goes out with one.
+    const sent = entity.cantrip.redact ? { ...event, data: redactedValue(entity, event.data) } : event;
+    await cast.bound.wait(deliver(entity.cantrip.onEvent, sent, cast.bound.signal));
   } catch {
     // The cast's bound ended the wait; the next step of the loop sees the aborted signal.
   }

@@ -1,4 +1,5 @@
 import type { Turn, TruncationCause } from '../../schemas/index.ts';
+import { readRecords } from '../drafts/gate-call-records.ts';
 
 /**
  * LOOP-4: a short, deterministic account of what a cut-off cast got done, so whoever reads the outcome
@@ -8,7 +9,7 @@ import type { Turn, TruncationCause } from '../../schemas/index.ts';
 export function truncationSummary(turns: readonly Turn[], cause: TruncationCause): string {
   const counts = new Map<string, { calls: number; failed: number }>();
   for (const turn of turns) {
-    for (const call of turn.gate_calls) {
+    for (const call of readRecords(turn.gate_calls)) {
       const entry = counts.get(call.gate) ?? { calls: 0, failed: 0 };
       entry.calls += 1;
       if (!call.ok) entry.failed += 1;

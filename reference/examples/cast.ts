@@ -12,6 +12,7 @@ import { doneGate } from '../circle/done.ts';
 import { defineGate } from '../circle/gate.ts';
 import { gateCall, ScriptedCrystal } from '../crystal/scripted.ts';
 import { createCantrip } from '../entity/cantrip.ts';
+import { readRecords } from '../drafts/gate-call-records.ts';
 
 // A gate with a dependency bound at construction (CIRCLE-10): the word list it counts in.
 const documents: Record<string, string> = { 'a.txt': 'the cat sat', 'b.txt': 'on the mat today' };
@@ -48,6 +49,6 @@ for (const turn of cantrip.loom.thread(outcome.turns.at(-1)!.id)) {
     console.log(`[call] ${turn.call?.system_prompt}`);
     continue;
   }
-  const calls = turn.gate_calls.map((call) => `${call.gate}(${JSON.stringify(call.arguments)}) -> ${call.ok ? JSON.stringify(call.result) : `error ${call.error?.name}`}`);
+  const calls = readRecords(turn.gate_calls).map((call) => `${call.gate}(${JSON.stringify(call.arguments)}) -> ${call.ok ? JSON.stringify(call.result) : `error ${call.error?.name}`}`);
   console.log(`[turn ${turn.sequence}] ${turn.utterance || '(gate calls only)'}\n    ${calls.join('\n    ')}`);
 }

@@ -1,5 +1,6 @@
 import type { CrystalResponse, Turn, Usage } from '../../schemas/index.ts';
 import type { Crystal } from '../crystal/contract.ts';
+import { readRecords } from '../drafts/gate-call-records.ts';
 
 /**
  * Folding settings (§6.8, PROD-4). The reference folds when the last query's reported usage (prompt
@@ -45,7 +46,7 @@ export function digestTurns(turns: readonly Turn[]): string {
     .filter((turn) => turn.role === 'crystal')
     .map((turn) => {
       const said = turn.utterance.replace(/\s+/g, ' ').trim();
-      const gates = turn.gate_calls.map((call) => `${call.gate} ${call.ok ? 'ok' : `failed (${call.error?.name ?? 'error'})`}`).join(', ');
+      const gates = readRecords(turn.gate_calls).map((call) => `${call.gate} ${call.ok ? 'ok' : `failed (${call.error?.name ?? 'error'})`}`).join(', ');
       return `turn ${turn.sequence}: ${said.length > 120 ? `${said.slice(0, 120)}...` : said || '(no text)'}${gates ? ` | gates: ${gates}` : ''}`;
     })
     .join('\n');

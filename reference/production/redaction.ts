@@ -13,3 +13,11 @@ export function secretRedactor(secrets: readonly string[]): Redactor {
   if (targets.length === 0) return (text) => text;
   return (text) => targets.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
 }
+
+/** `value` with every string in it, at any depth, passed through `redact`; other values as they are. */
+export function redactValue(value: unknown, redact: Redactor): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, redact));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, redact)]));
+  return value;
+}

@@ -9,6 +9,7 @@ import { createSandbox } from './code/sandbox.ts';
 import { keepSpare } from './code/worker-pool.ts';
 import type { Evaluation, Sandbox, SandboxGate } from './code/types.ts';
 import { NO_GATE_CALLED, type Action, type ActContext, type Medium, type MediumSession, type OpenOptions } from './medium.ts';
+import { readRecords } from '../../drafts/gate-call-records.ts';
 
 /**
  * The code medium (§4.1, §4.7): the entity writes JavaScript, handed over through one tool, `js`,
@@ -99,11 +100,16 @@ async function openSession(gates: ReadonlyMap<string, Gate>, wards: Parameters<t
       }
       return { gateCalls, messages, observation: observations.join('\n'), utterance: programs.join('\n\n'), ...(done ? { done } : {}) };
     },
-    /** LOOM-4 (strategy `replay`): re-runs each recorded program so the fork's sandbox holds the same state. */
+    /**
+     * LOOM-4 (strategy `replay`): re-runs each recorded program so the fork's sandbox holds the same
+     * state. LOOM-13 (0.2.0 and 0.3.1; at 0.1.0 the same, by our choice): no gate runs during the
+     * replay; each call is answered with its recorded result, read back whatever draft's shape the
+     * turn stored it in.
+     */
     async restore(path: readonly Turn[]): Promise<void> {
       for (const turn of path) {
         if (turn.role !== 'crystal' || turn.utterance === '' || turn.observation === '' || turn.observation === NO_GATE_CALLED) continue;
-        replaying = [...turn.gate_calls];
+        replaying = readRecords(turn.gate_calls);
         try {
           await sandbox.evaluate(turn.utterance, { idPrefix: `replay_${turn.sequence}` });
         } finally {
