@@ -49,7 +49,7 @@ describe('ambient invariants', () => {
     expect(result.invariants.map((i) => [i.id, i.status])).toEqual([
       ['turn-schema', 'pass'], ['gate-record-contract', 'skipped'], ['request-schema', 'pass'], ['alternation', 'pass'], ['ids-and-parents', 'pass'],
       ['terminal-state', 'pass'], ['usage-recorded', 'pass'], ['call-leads', 'pass'], ['intent-first', 'pass'],
-      ['results-linked', 'pass'], ['wire-format', 'skipped'],
+      ['results-linked', 'pass'], ['wire-format', 'skipped'], ['secret-kept-out', 'skipped'],
     ]);
   });
 

@@ -7,7 +7,7 @@
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
-import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -78,4 +78,21 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
       for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, [rule]]);
     });
   }
+
+  // PROD-8 is judged by the secret-kept-out ambient check on every case run over a wire (a key handed over).
+  const WIRE_CASE = 'crystal2-overflow-on-the-wire-is-a-structured-failure';
+  const secretCheck = (suite: Awaited<ReturnType<typeof runSuite>>) => suite.cases.find((c) => c.id === WIRE_CASE)?.invariants.find((i) => i.id === 'secret-kept-out');
+
+  it('PROD-8: the reference keeps the endpoint API key out of the loom, events, outcomes and observations at 0.3.1', async () => {
+    const suite = await runSuite(file, reference, { filter: [WIRE_CASE], draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+    expect(secretCheck(suite)?.status).toBe('pass');
+  });
+
+  it('PROD-8: credential-in-the-loom fails the secret-kept-out check under PROD-8, and at 0.1.0 (no PROD-8) it is not judged', async () => {
+    const broken = withCredentialInTheLoom(reference);
+    const at031 = await runSuite(file, broken, { filter: [WIRE_CASE], draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+    expect([secretCheck(at031)?.status, secretCheck(at031)?.rules, secretCheck(at031)?.cause]).toEqual(['fail', ['PROD-8'], 'credential in the loom']);
+    const at010 = await runSuite(file, broken, { filter: [WIRE_CASE], draft: '0.1.0', timeoutMs: CASE_BOUND_MS });
+    expect(secretCheck(at010)?.status).toBe('skipped');
+  });
 });
