@@ -107,7 +107,10 @@ describe('gate call records per draft', () => {
 
   it('the view maps gate_name, is_error, result and arguments; keeps medium fields; leaves other records alone', () => {
     expect(viewedRecord({ gate_name: 'read', arguments: '{"path":"b"}', result: 'ENOENT', is_error: true, stdout: 'x' })).toEqual({ gate: 'read', arguments: { path: 'b' }, ok: false, error: { message: 'ENOENT' }, stdout: 'x' });
-    expect(viewedRecord({ gate_name: 'echo', arguments: 'not json', result: '7', is_error: false })).toEqual({ gate: 'echo', arguments: 'not json', ok: true, result: '7' });
+    expect(viewedRecord({ gate_name: 'echo', arguments: 'not json', result: '7', is_error: false })).toEqual({ gate: 'echo', arguments: 'not json', ok: true, result: 7 });
+    expect(viewedRecord({ gate_name: 'echo', arguments: '{}', result: '"a"', is_error: false })).toEqual({ gate: 'echo', arguments: {}, ok: true, result: 'a' });
+    expect(viewedRecord({ gate_name: 'echo', arguments: '{}', result: '"0"', is_error: false })).toEqual({ gate: 'echo', arguments: {}, ok: true, result: '0' });
+    expect(viewedRecord({ gate_name: 'echo', arguments: '{}', result: 'plain words', is_error: false })).toEqual({ gate: 'echo', arguments: {}, ok: true, result: 'plain words' });
     const seed = { gate: 'echo', ok: true, result: 7 };
     expect(viewedRecord(seed)).toBe(seed);
     // A record missing is_error is a contract breach: the view does not make it look like a success.

@@ -74,10 +74,12 @@ const isTextRecord = (value: unknown): value is TextGateCallRecord =>
   value !== null && typeof value === 'object' && typeof (value as { gate_name?: unknown }).gate_name === 'string' && typeof (value as { is_error?: unknown }).is_error === 'boolean';
 
 /**
- * A text record as the case file's vocabulary reads it: `gate` is `gate_name`, `ok` is `!is_error`, the
- * result text stays text (cases compare it with `seen_as`, which reads JSON text as the value it
- * renders), a failure's text is the `error.message`, and the arguments text is read as JSON when it is
- * JSON. The medium's own fields stay beside them. A record that is not a text record (a contract breach
+ * A text record as the case file's vocabulary reads it: `gate` is `gate_name`, `ok` is `!is_error`, a
+ * success's `result` is its text read once as JSON when it is JSON (`'7'` is 7, `'"a"'` is `a`, other
+ * text stays text), so a path compares it as it compares a 0.1.0 record's value (`seen_as` still
+ * accepts either form), a failure's text is the `error.message`, and the arguments text is read as
+ * JSON when it is JSON. One reading, not `seen_as`'s repeated one: the string `"0"` a gate returned
+ * stays a string. The medium's own fields stay beside them. A record that is not a text record (a contract breach
  * the contract check reports) is left as it is: the view never makes a record look right.
  */
 export function viewedRecord(record: unknown): unknown {
@@ -85,7 +87,7 @@ export function viewedRecord(record: unknown): unknown {
   const { gate_name, arguments: args, result, is_error, error: _ownError, ...medium } = record;
   const parsed = parseJsonText(args);
   const common = { ...medium, gate: gate_name, arguments: parsed };
-  return is_error ? { ...common, ok: false, error: { message: result } } : { ...common, ok: true, result };
+  return is_error ? { ...common, ok: false, error: { message: result } } : { ...common, ok: true, result: parseJsonText(result) };
 }
 
 /** A turn whose gate call records are read through {@link viewedRecord}. */
