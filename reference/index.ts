@@ -7,4 +7,5 @@ export * from './entity/index.ts';
 export * from './composition/index.ts';
 export * from './loom/index.ts';
 export * from './production/index.ts';
+export * from './drafts/index.ts';
 export * from './adapter/index.ts';
