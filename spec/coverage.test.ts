@@ -42,6 +42,7 @@ const cases: CaseSummary[] = ((casesDoc as { cases?: (CaseSummary & { rules_draf
   ...(c.rules_draft !== undefined && { rules_draft: c.rules_draft }),
   ...(c.requires !== undefined && { requires: c.requires }),
   description: c.description,
+  ...(c.rules_draft !== undefined && { rules_draft: String(c.rules_draft) }),
 }));
 const catalog = loadCatalog();
 

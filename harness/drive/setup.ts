@@ -6,6 +6,16 @@ import { join } from 'node:path';
 import type { CantripSetup, GateSetup } from '../../schemas/adapter.ts';
 import { scriptSteps, type CaseCall, type CaseGateObject, type LoadedCase, type TestGateKind } from '../case-file/index.ts';
 import { testGateDefinition, testGateKind } from './test-gates.ts';
+import { catalogOf } from '../../spec/drafts.ts';
+
+/**
+ * Whether a child given no identity speaks with its parent's call in the judged draft. From 0.3.1 on
+ * COMP-10 gives it a generic identity of the implementation's own words instead (never the parent's
+ * prompt), so its requests lead with a prompt the kit cannot know.
+ */
+function childInheritsTheCall(draft: string | undefined): boolean {
+  return draft === undefined || !catalogOf(draft).rules.some((r) => r.id === 'COMP-10');
+}
 
 export interface PreparedSetup {
   setup: CantripSetup;
@@ -57,8 +67,9 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
       if (gate.name === 'call_entity' || gate.name === 'call_entity_batch') {
         const crystal = gate.crystal ?? s.crystal;
         if (crystal !== undefined) childCrystals.add(crystal);
-        // A child without its own call speaks with the parent's (spec 5.1).
-        if (crystal !== undefined) for (const lane of childLanes(crystal)) addPrompt(lane, gate.call ?? s.call);
+        // A child without its own call speaks with the parent's (spec 5.1), up to 0.3.1 (COMP-10: a generic one).
+        const known = gate.call !== undefined || childInheritsTheCall(c.judged_draft);
+        if (crystal !== undefined && known) for (const lane of childLanes(crystal)) addPrompt(lane, gate.call ?? s.call);
         return { name: gate.name, ...(gate.crystal !== undefined && { crystal: gate.crystal }), ...(gate.call !== undefined && { call: gate.call }) };
       }
       if (gate.name === 'read' || gate.name === 'list_dir' || gate.name === 'write' || gate.name === 'delete') {

@@ -6,3 +6,5 @@ export type { InvariantResult } from './invariants.ts';
 export { normalisePointer, parseCauseKey, problemsInText, rulesForProblem, schemaCause } from './schema-rules.ts';
 export { observeRecordShapes, RECORD_SHAPE_KINDS } from './record-shapes.ts';
 export type { RecordShapeKind, RecordShapeKindInfo, RecordShapeObservation } from './record-shapes.ts';
+export { driveAsReadAt, hasTextRecords, recordContractProblems, viewedRecord, TEXT_RECORD_RULE } from './records-per-draft.ts';
+export type { TextGateCallRecord } from './records-per-draft.ts';

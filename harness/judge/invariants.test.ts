@@ -47,9 +47,9 @@ describe('ambient invariants', () => {
     const m = new Miniature();
     const result = await runCase(CASE, () => new Miniature(), await m.describe());
     expect(result.invariants.map((i) => [i.id, i.status])).toEqual([
-      ['turn-schema', 'pass'], ['request-schema', 'pass'], ['alternation', 'pass'], ['ids-and-parents', 'pass'],
+      ['turn-schema', 'pass'], ['gate-record-contract', 'skipped'], ['request-schema', 'pass'], ['alternation', 'pass'], ['ids-and-parents', 'pass'],
       ['terminal-state', 'pass'], ['usage-recorded', 'pass'], ['call-leads', 'pass'], ['intent-first', 'pass'],
-      ['results-linked', 'pass'], ['wire-format', 'skipped'],
+      ['results-linked', 'pass'], ['wire-format', 'skipped'], ['secret-kept-out', 'skipped'],
     ]);
   });
 

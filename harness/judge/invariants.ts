@@ -9,6 +9,8 @@ import { rulesForProblems, schemaCause } from './schema-rules.ts';
 import { scriptSteps, type LoadedCase } from '../case-file/index.ts';
 import type { DriveResult } from '../drive/index.ts';
 import { firstUserText } from '../drive/index.ts';
+import { catalogOf } from '../../spec/drafts.ts';
+import { hasTextRecords, recordContractProblems, TEXT_RECORD_RULE, TEXT_RECORD_SCHEMA, TEXT_RECORDS_SINCE } from './records-per-draft.ts';
 
 export interface InvariantResult {
   id: string;
@@ -50,20 +52,66 @@ function schemaFailure(schema: string, problems: SchemaProblem[], detail: string
   return { status: 'fail' as const, detail, cause: schemaCause(schema, problems), rules: rules.length > 0 ? rules : fallback };
 }
 
-/** LOOM-2, LOOM-9 and the rest of §6.1: every turn validates against schemas/turn. */
-const turnSchema: Check = (_c, d) => {
+/**
+ * LOOM-2, LOOM-9 and the rest of §6.1: every turn validates against schemas/turn. From 0.2.0 on the
+ * turn's gate call records have a shape of their own, judged by {@link gateRecordContract}: the seed's
+ * record shape inside schemas/turn is not applied to them.
+ */
+const turnSchema: Check = (c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
   if (!hasSchema('turn')) return skip('schemas/turn.schema.json is not installed');
   if (d.record.loom.turns.length === 0) return skip('the loom is empty');
   const problems: SchemaProblem[] = [];
   let detail: string | undefined;
+  const textRecords = hasTextRecords(c.judged_draft);
   for (const [i, turn] of d.record.loom.turns.entries()) {
-    const result = validate('turn', turn);
+    const result = validate('turn', textRecords && Array.isArray(turn.gate_calls) ? { ...turn, gate_calls: [] } : turn);
     if (result.ok) continue;
     problems.push(...result.problems);
     detail ??= `loom turn [${i}] (${turn.id}):\n${formatProblems(result.problems)}`;
   }
   return detail === undefined ? pass : schemaFailure('turn', problems, detail, ['LOOM-1']);
+};
+
+/**
+ * From 0.2.0 on (§4.3 of 0.2.0 and 0.3.1): every gate call record of the loom is a text record,
+ * `{gate_name, arguments, result, is_error}` with text arguments and result, other fields allowed
+ * (harness/judge/records-per-draft.ts). Judged under CIRCLE-4, where both drafts' catalogs place the
+ * contract. A loom judged at 0.1.0 is not held to it.
+ */
+const gateRecordContract: Check = (c, d) => {
+  if (!hasTextRecords(c.judged_draft)) return skip(`the text record contract starts at draft ${TEXT_RECORDS_SINCE}; this case is judged at ${c.judged_draft ?? '0.1.0'}`);
+  if (!d.loomAvailable) return skip(NO_LOOM);
+  if (!d.record.loom.turns.some((t) => Array.isArray(t.gate_calls) && t.gate_calls.length > 0)) return skip('no turn holds a gate call record');
+  const found = recordContractProblems(d.record.loom.turns);
+  if (found.length === 0) return pass;
+  const first = found[0]!;
+  const detail = `loom turn [${first.turnIndex}] (${first.turn}), gate_calls[${first.recordIndex}] is not a ${TEXT_RECORDS_SINCE} gate call record:\n${formatProblems(first.problems)}${found.length > 1 ? `\n(and ${found.length - 1} more record(s))` : ''}`;
+  return schemaFailure(TEXT_RECORD_SCHEMA, found.flatMap((f) => f.problems), detail, [TEXT_RECORD_RULE]);
+};
+
+/**
+ * PROD-8 (0.2.0 and 0.3.1): the credentials the kit hands the implementation (the API key of each
+ * crystal endpoint, over a wire transport) never show in what it exports or shows: the loom, the
+ * streamed events, the cast outcomes and failures, and the observations it sends its LLM (tool
+ * messages). Logs it writes elsewhere are out of the kit's sight. Judged only where the draft has
+ * PROD-8 and a key was handed over.
+ */
+const secretKeptOut: Check = (c, d) => {
+  const draft = c.judged_draft ?? '0.1.0';
+  if (!catalogOf(draft).rules.some((r) => r.id === 'PROD-8')) return skip(`draft ${draft} has no rule about secrets (PROD-8)`);
+  const keys = Object.values(d.prepared.setup.crystal_endpoints ?? {}).flatMap((e) => (e.api_key ? [e.api_key] : []));
+  if (keys.length === 0) return skip('no credential was handed to the implementation (crystals reached by callback)');
+  const observations = Object.values(d.record.requests).flatMap((requests) => requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool')));
+  const places: [string, unknown][] = [
+    ['the loom', d.record.loom.turns],
+    ['the streamed events', d.record.events],
+    ['the cast outcomes', d.record.outcomes],
+    ['the reported failures', [d.record.failures, d.record.errors]],
+    ['the observations sent to the LLM', observations],
+  ];
+  const leaked = places.filter(([, value]) => keys.some((key) => JSON.stringify(value ?? null).includes(key))).map(([where]) => where);
+  return leaked.length === 0 ? pass : { ...fail(`the API key of a crystal endpoint shows in ${leaked.join(', ')}`), cause: leaked.map((where) => `credential in ${where}`).join('\n') };
 };
 
 /** CRYSTAL-4: every request the implementation sent validates against schemas/crystal-request. */
@@ -300,6 +348,7 @@ const wireFormat: Check = (_c, d) => {
 
 export const INVARIANTS: { id: string; rules: string[]; check: Check }[] = [
   { id: 'turn-schema', rules: ['LOOM-2', 'LOOM-9'], check: turnSchema },
+  { id: 'gate-record-contract', rules: [TEXT_RECORD_RULE], check: gateRecordContract },
   { id: 'request-schema', rules: ['CRYSTAL-4', 'LOOP-1'], check: requestSchema },
   { id: 'alternation', rules: ['LOOP-1'], check: alternation },
   { id: 'ids-and-parents', rules: ['LOOM-2'], check: idsAndParents },
@@ -309,6 +358,7 @@ export const INVARIANTS: { id: string; rules: string[]; check: Check }[] = [
   { id: 'intent-first', rules: ['INTENT-2'], check: intentFirst },
   { id: 'results-linked', rules: ['CIRCLE-4', 'CIRCLE-7'], check: resultsLinked },
   { id: 'wire-format', rules: ['CRYSTAL-6'], check: wireFormat },
+  { id: 'secret-kept-out', rules: ['PROD-8'], check: secretKeptOut },
 ];
 
 /** Runs every ambient invariant on a driven case. */

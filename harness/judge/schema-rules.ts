@@ -120,6 +120,11 @@ const TABLES: Record<string, Table> = {
       { at: '/**', rules: [] },
     ],
   },
+  // §4.3 of 0.2.0 and 0.3.1: the text GateCallRecord; both catalogs place the contract under CIRCLE-4.
+  'gate-call-record-text': {
+    section: '§4.3',
+    entries: [{ at: '/**', rules: ['CIRCLE-4'] }],
+  },
   // §2.1: the crystal contract, query(messages, tools?, tool_choice?).
   'crystal-request': {
     section: '§2.1',

@@ -16,7 +16,7 @@ import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
-import { checkExpectations, type ExpectationResult } from '../judge/index.ts';
+import { checkExpectations, driveAsReadAt, type ExpectationResult } from '../judge/index.ts';
 import { driveCase } from '../drive/index.ts';
 import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
 import { caseForDraft, chooseDraft, kitRulesIn, planCases } from '../plan/index.ts';
@@ -298,8 +298,9 @@ async function runDrive(
     if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
     const premiseMissed = missedPremise(c, drive);
     if (premiseMissed !== undefined) return { result: base(c, 'errored', elapsed(), 'timing premise missed'), premiseMissed };
-    const checked = checkExpectations(c.expect, drive, c.rules);
     const draft = c.judged_draft ?? chooseDraft(description);
+    // Paths read a later draft's text gate records in the case file's one vocabulary (harness/judge/records-per-draft.ts).
+    const checked = checkExpectations(c.expect, driveAsReadAt(drive, draft), c.rules);
     const failures = checked.filter((e) => !e.ok);
     // Ambient invariants are recorded here but judged once over the whole run (harness/report/ambient-checks.ts):
     // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).

@@ -12,6 +12,7 @@ import { buildCantrip } from './setup.ts';
 import { OverlayRegistry, ownStretch } from './overlay-registry.ts';
 import type { FileOverlay, FileOverlayOptions } from '../circle/overlay.ts';
 import { DEFAULT_EVENT_BOUND } from '../production/event-stream.ts';
+import { REFERENCE_DRAFTS } from '../drafts/draft.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,6 +71,8 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         crystal_transports: [...CRYSTAL_TRANSPORTS],
         // bounded-events: at most this many events wait for the host's acknowledgement (production/event-stream.ts).
         event_buffer: DEFAULT_EVENT_BOUND,
+        // Each cantrip is built for the draft its setup names (reference/drafts/, docs/reference.md "Drafts").
+        drafts: [...REFERENCE_DRAFTS],
       };
     },
 

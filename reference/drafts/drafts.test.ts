@@ -83,9 +83,12 @@ describe('which draft a cantrip is built for', () => {
     expect(() => buildCantrip({ ...setup, draft: '1.0.0' }, host, loom)).toThrow(expect.objectContaining({ code: 'unsupported' }));
   });
 
-  it('construct refuses a draft the reference lacks', async () => {
+  it("describe() declares the three drafts and keeps spec_version; construct refuses a draft it lacks", async () => {
     const adapter = createReferenceAdapter();
     try {
+      const description = await adapter.describe();
+      expect(description.drafts).toEqual(['0.1.0', '0.2.0', '0.3.1']);
+      expect(description.spec_version).toBe('0.1.0-draft');
       const host = { queryCrystal: async () => ({ ok: false as const, error: { message: 'unused' } }), callGate: async () => ({ ok: true as const, result: null }), sleep: async () => {} } as Host;
       const refused = await adapter.construct({ crystal: { name: 'c' }, call: {}, circle: { medium: 'conversation', gates: [{ name: 'done' }], wards: { max_turns: 2 } }, draft: '0.0.1' }, host);
       expect(refused).toMatchObject({ ok: false, error: { code: 'unsupported' } });

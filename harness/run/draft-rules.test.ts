@@ -1,0 +1,98 @@
+/**
+ * The cases for the rules new in draft 0.3.1 (issue 24) can fail: judged at 0.3.1, the reference
+ * (building each cantrip for the draft, issue 24's H5 work) passes every one, and each purpose-built
+ * defect of fixtures/lineage/draft-rule-defects.ts fails exactly its rule's cases, on that rule alone,
+ * and none of the other new cases. The module defects are installed with vi.mock, so this file runs
+ * the reference in process only.
+ */
+import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
+import { join } from 'node:path';
+import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { runSuite, type AdapterFactory } from './run.ts';
+import type { CaseFile } from '../case-file/types.ts';
+
+vi.mock('../../reference/drafts/done-call.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).doneCallWithDefect(await real()));
+vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childIdentityWithDefect(await real()));
+vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
+
+const WRAPPERS = {
+  'tool-results-reversed': withResultsReversed,
+  'gate-results-not-returned': withResultsNotReturned,
+  'replay-fork-runs-gates-again': withReplayRunningGates,
+} as const;
+type Defect = DraftModuleDefect | keyof typeof WRAPPERS;
+
+/** The new cases, by the rule each checks (0.3.1's IDs). */
+const CASES: Record<string, string[]> = {
+  'LOOP-7': ['loop7-done-without-answer-does-not-terminate', 'loop7-done-that-keeps-failing-ends-truncated'],
+  'LLM-7': ['llm7-results-keep-their-call-ids-and-order'],
+  'MEDIUM-2': ['medium2-conversation-presents-executes-and-returns'],
+  'COMP-10': ['comp10-child-without-identity-gets-a-generic-one'],
+  'COMP-11': ['comp11-depth-zero-child-has-no-delegation-gates'],
+  'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
+};
+const ALL = Object.values(CASES).flat();
+
+/** The rule each defect breaks. */
+const BREAKS: Record<Defect, string> = {
+  'malformed-done-terminates': 'LOOP-7',
+  'child-without-identity-gets-the-parent-prompt': 'COMP-10',
+  'depth-zero-child-keeps-delegation-gates': 'COMP-11',
+  'tool-results-reversed': 'LLM-7',
+  'gate-results-not-returned': 'MEDIUM-2',
+  'replay-fork-runs-gates-again': 'LOOM-13',
+};
+
+/** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
+const CASE_BOUND_MS = 60_000;
+const DRAFT = '0.3.1';
+
+describe('new rules of 0.3.1: each case fails on its purpose-built defect, on its rule', () => {
+  let file: CaseFile;
+  let reference: AdapterFactory;
+  beforeAll(async () => {
+    file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+    reference = await adapterFactory('reference', PACKAGE_ROOT);
+  });
+  afterEach(() => useDraftModuleDefect(undefined));
+
+  it('the reference passes every new case at 0.3.1, with no ambient finding among them', async () => {
+    const suite = await runSuite(file, reference, { filter: ALL, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+    expect(suite.draft).toBe(DRAFT);
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems]).sort()).toEqual(ALL.map((id) => [id, 'pass', [], []]).sort());
+    expect(suite.cases.flatMap((c) => c.invariants.filter((i) => i.status === 'fail').map((i) => `${c.id}: ${i.id}`))).toEqual([]);
+  });
+
+  for (const defect of [...DRAFT_MODULE_DEFECTS, ...(Object.keys(WRAPPERS) as (keyof typeof WRAPPERS)[])]) {
+    const rule = BREAKS[defect];
+    it(`${defect}: fails the ${rule} cases on ${rule} alone, and no other new case`, async () => {
+      const wrapped = defect in WRAPPERS;
+      const broken = wrapped ? WRAPPERS[defect as keyof typeof WRAPPERS](reference) : reference;
+      if (!wrapped) useDraftModuleDefect(defect as DraftModuleDefect);
+      const suite = await runSuite(file, broken, { filter: ALL, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+      expect(suite.cases.filter((c) => c.status === 'errored').map((c) => [c.id, c.reason])).toEqual([]);
+      const failed = suite.cases.filter((c) => c.status === 'fail');
+      expect(failed.map((c) => c.id).sort()).toEqual([...CASES[rule]!].sort());
+      for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, [rule]]);
+    });
+  }
+
+  // PROD-8 is judged by the secret-kept-out ambient check on every case run over a wire (a key handed over).
+  const WIRE_CASE = 'crystal2-overflow-on-the-wire-is-a-structured-failure';
+  const secretCheck = (suite: Awaited<ReturnType<typeof runSuite>>) => suite.cases.find((c) => c.id === WIRE_CASE)?.invariants.find((i) => i.id === 'secret-kept-out');
+
+  it('PROD-8: the reference keeps the endpoint API key out of the loom, events, outcomes and observations at 0.3.1', async () => {
+    const suite = await runSuite(file, reference, { filter: [WIRE_CASE], draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+    expect(secretCheck(suite)?.status).toBe('pass');
+  });
+
+  it('PROD-8: credential-in-the-loom fails the secret-kept-out check under PROD-8, and at 0.1.0 (no PROD-8) it is not judged', async () => {
+    const broken = withCredentialInTheLoom(reference);
+    const at031 = await runSuite(file, broken, { filter: [WIRE_CASE], draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+    expect([secretCheck(at031)?.status, secretCheck(at031)?.rules, secretCheck(at031)?.cause]).toEqual(['fail', ['PROD-8'], 'credential in the loom']);
+    const at010 = await runSuite(file, broken, { filter: [WIRE_CASE], draft: '0.1.0', timeoutMs: CASE_BOUND_MS });
+    expect(secretCheck(at010)?.status).toBe('skipped');
+  });
+});
