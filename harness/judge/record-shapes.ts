@@ -68,12 +68,17 @@ export interface RecordShapeObservation {
 }
 
 /**
- * The differences a case's final loom shows, in {@link RECORD_SHAPE_KINDS} order; empty when the loom
+ * The differences a case's final loom shows, in {@link RECORD_SHAPE_KINDS} order, for the judged `draft`
+ * (gate records only at 0.1.0, where §4.3 shows a shape no rule requires); empty when the loom
  * could not be read. A result kept as text is only recognised on the harness's test gates, where the kit
  * knows the value the gate returned: a string result of any other gate may well be its return value.
  */
-export function observeRecordShapes(d: DriveResult): RecordShapeObservation[] {
+export function observeRecordShapes(d: DriveResult, draft = '0.1.0'): RecordShapeObservation[] {
   if (!d.loomAvailable) return [];
+  // From 0.2.0 the gate record is a contract (`{gate_name, arguments, result, is_error}`, text, no id), judged
+  // as a MUST by the gate-record-contract check (records-per-draft.ts); 0.1.0's canonical record is then no
+  // yardstick, so only the Turn layout's fields are compared.
+  const gateRecordsShown = draft === '0.1.0';
   const seen = new Map<RecordShapeKind, RecordShapeObservation>();
   const note = (kind: RecordShapeKind, path: string): void => {
     const o = seen.get(kind);
@@ -88,7 +93,7 @@ export function observeRecordShapes(d: DriveResult): RecordShapeObservation[] {
     const at = `loom.turns[${i}]`;
     if (turn.role === 'fold' && turn.fold === undefined) note('fold-turn-without-range', at);
     if (turn.role === 'call' && turn.entity_id === null) note('call-turn-without-entity', `${at}.entity_id`);
-    for (const [k, record] of (Array.isArray(turn.gate_calls) ? turn.gate_calls : []).entries()) {
+    for (const [k, record] of (gateRecordsShown && Array.isArray(turn.gate_calls) ? turn.gate_calls : []).entries()) {
       if (!isObject(record)) continue;
       const path = `${at}.gate_calls[${k}]`;
       // The kit's schema lets the id be left out; the reference's record type always has one.

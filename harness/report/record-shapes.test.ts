@@ -89,6 +89,15 @@ describe('observeRecordShapes: one case\'s loom against the spec\'s shapes', () 
     ]);
   });
 
+  it('judged at 0.2.0 or later, gate records are left to the draft\'s record contract: only the Turn layout is compared', () => {
+    const turns = canonical();
+    const { tool_call_id: _id, ...noId } = echo;
+    turns[1]!.gate_calls = [noId as GateCallRecord, { gate: 'fail', ok: false, error: { message: 'no' } } as GateCallRecord];
+    turns[0]!.entity_id = null;
+    expect(observeRecordShapes(drive(turns), '0.3.1')).toEqual([{ kind: 'call-turn-without-entity', records: 1, first: 'loom.turns[0].entity_id' }]);
+    expect(observeRecordShapes(drive(turns), '0.1.0').map((o) => o.kind)).toEqual(['gate-record-without-tool-call-id', 'gate-error-without-name', 'call-turn-without-entity']);
+  });
+
   it('a loom the turn schema refuses does not stop it (that is the turn-schema check\'s finding): what is not a record is passed over', () => {
     const turns = [...canonical(), 'not a turn', { ...turn('t3', 't2', 'crystal'), gate_calls: 'nope' }, { ...turn('t4', 't3', 'crystal'), gate_calls: [null, 7, { gate: 'echo', ok: false, error: 'text' }] }] as unknown as Turn[];
     expect(observeRecordShapes(drive(turns))).toEqual([{ kind: 'gate-record-without-tool-call-id', records: 1, first: 'loom.turns[5].gate_calls[2]' }]);

@@ -309,7 +309,7 @@ async function runDrive(
     const problems = drive.faults.map((f) => f.message);
     const failedRules = failedRulesOf(c, failures, drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) })));
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
-    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive) } };
+    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive, draft) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
