@@ -1,7 +1,8 @@
 /**
- * The reference implementation against tests.yaml, through its adapter only, one test per case so a
- * failure names its case and `vitest -t <case id>` runs just that one (the mutation check of the
- * reference, `npm run mutants`, uses this to show that a named case catches a planted defect).
+ * The reference implementation against tests.yaml, through its adapter only, one test per case and
+ * draft it applies to (the reference implements every draft, issue 24), so a failure names its case and
+ * draft and `vitest -t <case id>` runs just that one (the mutation check of the reference,
+ * `npm run mutants`, uses this to show that a named case catches a planted defect).
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { existsSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { describeAdapter, runCase, type AdapterFactory, type CaseResult } from './run.ts';
 import { planCases } from '../plan/plan.ts';
+import { caseDrafts } from '../case-file/drafts.ts';
 
 const ADAPTER = join(PACKAGE_ROOT, 'reference', 'adapter', 'index.ts');
 const present = existsSync(ADAPTER);
@@ -24,11 +26,11 @@ describe.skipIf(!present)('the reference implementation, through its adapter onl
     description = await describeAdapter(factory);
   });
 
-  for (const c of file.cases) {
-    it(`${c.id} [${c.rules.join(', ')}]`, async (context) => {
-      const [planned] = planCases([c], description);
-      // A case of a later draft only: the reference is judged at the drafts it declares (issue 24).
-      if (planned?.outside !== undefined) context.skip(planned.outside);
+  for (const c of file.cases) for (const draft of caseDrafts(c)) {
+    it(`${c.id} @ ${draft} [${c.rules.join(', ')}]`, async () => {
+      expect(description.drafts, 'the reference declares every draft').toContain(draft);
+      const [planned] = planCases([c], description, [], 'callback', draft);
+      expect(planned?.outside).toBeUndefined();
       // The reference declares every feature, ward and transport: nothing is skipped, and a case about a
       // wire format runs over the first of its transports (crystal-transports.test.ts runs them over each).
       expect(planned?.skip).toBeUndefined();
