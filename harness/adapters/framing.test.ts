@@ -12,6 +12,7 @@ import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite } from '../run/run.ts';
 import { commandAdapterFactory } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
 
@@ -64,5 +65,5 @@ describe('long lines from an implementation', () => {
     expect(endless?.reason).toContain(`the limit is ${MAX_LINE_CHARS}`);
     expect(endless?.reason).not.toContain('sent nothing');
     expect(after?.status).toBe('pass');
-  }, 120_000);
+  }, hangBound(120_000));
 });

@@ -11,6 +11,7 @@ import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type CaseResult, type SuiteResult } from '../run/run.ts';
 import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const SERVER = join(PACKAGE_ROOT, 'reference', 'adapter', 'stdio-server.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
@@ -23,7 +24,7 @@ describe('PROD-1: the reference over stdio gives the same verdicts as in-process
     const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
     inProcess = await runSuite(file, await adapterFactory('reference', PACKAGE_ROOT));
     overStdio = await runSuite(file, commandAdapterFactory(reference, { cwd: PACKAGE_ROOT }));
-  }, 300_000);
+  }, hangBound(300_000));
 
   it('PROD-1: every case of tests.yaml has the same status both ways', () => {
     const statuses = (suite: SuiteResult) => Object.fromEntries(suite.cases.map((c) => [c.id, c.status]));
@@ -64,7 +65,7 @@ describe('a broken implementation gives errored cases with a clear reason, and t
     const byIntent = await runPeer(['garbage', 'ok', 'unknown-id', 'bad-result', 'bad-callback', 'exit', 'silent', 'ok']);
     for (const [intent, list] of Object.entries(byIntent)) results[intent] = list[0]!;
     controls = byIntent.ok ?? [];
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('a line that is not JSON: errored, quoting the line', () => {
     expect(results.garbage?.status).toBe('errored');
@@ -122,14 +123,14 @@ describe('handshake', () => {
     expect(code).toBe(2);
     expect(out).toEqual([]);
     expect(err.join('\n')).toMatch(new RegExp(`\\b${other}\\b[^]*\\b${PROTOCOL_VERSION}\\b`));
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('the CLI refuses to start (exit 2) when the command does not exist, saying so', async () => {
     const err: string[] = [];
     const code = await main(['run', '--adapter', 'cmd:./no-such-implementation --flag'], { out: () => undefined, err: (l) => err.push(l), cwd: PACKAGE_ROOT });
     expect(code).toBe(2);
     expect(err.join('\n')).toContain('could not be started');
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('the CLI runs a filtered suite against the reference over stdio (exit 0)', async () => {
     const out: string[] = [];
@@ -137,5 +138,5 @@ describe('handshake', () => {
     const code = await main(['run', '--adapter', spec, '--filter', 'LOOP-3'], { out: (l) => out.push(l), err: () => undefined, cwd: PACKAGE_ROOT });
     expect(out.join('\n')).toContain('MUST   PASS');
     expect(code).toBe(0);
-  }, 120_000);
+  }, hangBound(120_000));
 });

@@ -11,6 +11,7 @@ import { stopAllImplementations } from './child-process.ts';
 import { commandAdapterFactory } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
 import { peerLog, processGone, tempLog } from './peer-log.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
 
@@ -29,11 +30,11 @@ describe('implementation processes end with the run', () => {
     const { peers, children } = await runAndStop(['--orphan'], ['ok', 'ok']);
     expect(children.length).toBeGreaterThan(0);
     for (const pid of [...peers, ...children]) expect(await processGone(pid), `process ${pid}`).toBe(true);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('PROD-1: an implementation that ignores SIGTERM and closed stdin is killed', async () => {
     const { peers } = await runAndStop(['--ignore-sigterm'], ['ok']);
     expect(peers.length).toBeGreaterThan(0);
     for (const pid of peers) expect(await processGone(pid), `process ${pid}`).toBe(true);
-  }, 120_000);
+  }, hangBound(120_000));
 });

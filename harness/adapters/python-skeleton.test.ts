@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'bin', 'cantrip-conformance.mjs');
@@ -106,7 +107,7 @@ describe('the Python skeleton over the adapter protocol, the whole suite', () =>
     await annotate(line);
     expect(run.report.implementation.features).toEqual(['caller-entity-id']);
     expectEverythingItRunsPasses(run);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it.runIf(!python)('HTTP mode is skipped: python3 is not installed on this machine', () => {
     expect(python).toBe(false);
@@ -131,5 +132,5 @@ describe('the Python skeleton over the adapter protocol, the whole suite', () =>
     expect(statuses).toEqual(Object.fromEntries(wireCases.map((id) => [id, 'pass'])));
     // The wire-format invariant saw the skeleton's HTTP requests.
     expect(run.report.cases.some((c) => (c.invariants ?? []).some((i) => i.id === 'wire-format' && i.status === 'pass'))).toBe(true);
-  }, 120_000);
+  }, hangBound(120_000));
 });

@@ -12,6 +12,7 @@ import { stopAllImplementations } from './child-process.ts';
 import { commandAdapterFactory } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
 import { peerLog, tempLog } from './peer-log.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
 
@@ -27,5 +28,5 @@ describe('process reuse across sessions', () => {
       ['ok-1', 'pass', undefined],
     ]);
     expect(peerLog(log).peers).toHaveLength(1);
-  }, 120_000);
+  }, hangBound(120_000));
 });

@@ -13,6 +13,7 @@ import { buildReport, caseSummaryLines } from '../report/index.ts';
 import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-adapter.ts';
 import { peerCaseFile } from './peer-cases.ts';
 import { GIVE_UP_AFTER, unanswered, UnansweredStreak } from './unanswered.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
 /** How late the peer sends every answer; each bound below is a fraction of it. */
@@ -43,7 +44,7 @@ describe('an implementation that answers every request late', () => {
     expect(lines.filter((l) => l.startsWith('      ') && l.includes(NOT_RUN))).toHaveLength(1);
     expect(lines.filter((l) => rest.slice(1).some((c) => l.includes(c.id)))).toEqual([]);
     expect(lines.filter((l) => l.trim().startsWith('ERRORED '))).toHaveLength(4);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('PROD-1: a case that runs out of its time limit names the request still waiting for an answer', async () => {
     const suite = await runLatePeer(['ok', 'ok', 'ok', 'ok'], { silenceMs: 60_000 }, 300);
@@ -51,7 +52,7 @@ describe('an implementation that answers every request late', () => {
     expect(first?.timed_out).toBe(true);
     expect(first?.reason).toMatch(/^case ok-0 did not finish within 300 ms; still waiting for the implementation's answer to 'construct' \(sent \d+ ms earlier\)$/);
     expect(last?.reason).toContain(NOT_RUN);
-  }, 120_000);
+  }, hangBound(120_000));
 });
 
 describe('an implementation that answers, even badly, is never given up on', () => {
@@ -60,7 +61,7 @@ describe('an implementation that answers, even badly, is never given up on', () 
     expect(suite.cases.map((c) => c.status)).toEqual(['errored', 'errored', 'errored', 'errored', 'pass']);
     for (const c of suite.cases.slice(0, 4)) expect(c.reason).toContain('exited with code 3');
     expect(suite.stopped).toBeUndefined();
-  }, 120_000);
+  }, hangBound(120_000));
 });
 
 describe('the unanswered streak', () => {

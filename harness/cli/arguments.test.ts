@@ -6,6 +6,7 @@ import { main, PACKAGE_ROOT } from './main.ts';
 import { nearestOption, parseCommandLine, UsageError } from './arguments.ts';
 import { DEFAULT_SEED } from '../properties/index.ts';
 import { parseRunOptions } from './run-options.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const MINIATURE = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');
@@ -97,7 +98,7 @@ describe('cantrip-conformance: the command line as a person types it', () => {
     expect(upper.report.cases.length).toBeGreaterThan(0);
     expect(upper.report.cases.every((c) => c.rules.includes('LOOP-3'))).toBe(true);
     expect(lower.report.cases.map((c) => c.id)).toEqual(upper.report.cases.map((c) => c.id));
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('a filter term that names nothing known is an error (exit 2) naming it, not silently dropped', async () => {
     const { code, err } = await cli(['run', '--adapter', MINIATURE, '--filter', 'LOOP-3,CIRCL-8', '--no-out']);
@@ -131,7 +132,7 @@ describe('cantrip-conformance: CI baselines', () => {
     expect(first.report.properties?.map((p) => p.seed)).toEqual([DEFAULT_SEED]);
     expect(second.report.properties?.map((p) => p.seed)).toEqual([DEFAULT_SEED]);
     expect(first.out).toContain(`seed ${DEFAULT_SEED}`);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('a property id in --expected-failures: a failing listed property is xfail (exit 0), a passing one is stale (exit 1)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cantrip-xf-prop-'));
@@ -146,7 +147,7 @@ describe('cantrip-conformance: CI baselines', () => {
     expect(stale.code).toBe(1);
     expect(stale.report.stale).toEqual(['done-ends-the-cast']);
     expect(stale.report.properties?.[0]?.stale).toBe(true);
-  }, 180_000);
+  }, hangBound(180_000));
 
   it('an id in --expected-failures that is neither a case nor a property is an error (exit 2) at file:line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cantrip-xf-unknown-'));

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, PACKAGE_ROOT } from './main.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const MINIATURE = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');
@@ -39,7 +40,7 @@ describe('cantrip-conformance: help, version, filters, diff and matrix', () => {
     beforeAll(async () => {
       expect((await cli(['run', '--adapter', MINIATURE, '--filter', 'LOOP-3', '--no-properties', '--out', good])).code).toBe(0);
       expect((await cli(['run', '--adapter', BROKEN, '--filter', 'LOOP-3', '--no-properties', '--out', bad])).code).toBe(1);
-    }, 120_000);
+    }, hangBound(120_000));
 
     it('diff names the new failures and exits 1 on a regression, 0 on a fix', async () => {
       const worse = await cli(['diff', join(good, 'report.json'), join(bad, 'report.json')]);
@@ -67,7 +68,7 @@ describe('cantrip-conformance: help, version, filters, diff and matrix', () => {
       expect(code).toBe(0);
       expect(out).toContain('good');
       expect(out).toContain('second-look');
-    }, 120_000);
+    }, hangBound(120_000));
   });
 });
 
@@ -84,5 +85,5 @@ describe('cantrip-conformance: a reader that goes away', () => {
     expect(stderr).not.toContain('EPIPE');
     expect(code).toBe(0);
     expect(existsSync(join(dir, 'report.json'))).toBe(true);
-  }, 120_000);
+  }, hangBound(120_000));
 });

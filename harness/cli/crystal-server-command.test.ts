@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from './main.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'cantrip-conformance.mjs');
 /** Start-up (tsx loading the sources) is slow on a loaded machine; the bound only keeps a broken start from hanging. */
@@ -95,7 +96,7 @@ describe('cantrip-conformance crystal-server', () => {
     } finally {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
-  }, 180_000);
+  }, hangBound(180_000));
 
   it('gemini: prints the v1beta base URL and serves generateContent', async () => {
     const run = start(['--case', 'done-ends-cast-with-answer', '--transport', 'gemini']);
@@ -117,7 +118,7 @@ describe('cantrip-conformance crystal-server', () => {
     } finally {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
-  }, 180_000);
+  }, hangBound(180_000));
 
   it('bad usage exits 2 with the usage line: no --case, an unknown case, the callback transport', async () => {
     for (const args of [[], ['--case', 'no-such-case'], ['--case', 'done-ends-cast-with-answer', '--transport', 'callback']]) {
@@ -125,5 +126,5 @@ describe('cantrip-conformance crystal-server', () => {
       expect(await run.exited, args.join(' ')).toBe(2);
       expect(run.err().length).toBeGreaterThan(0);
     }
-  }, 180_000);
+  }, hangBound(180_000));
 });

@@ -12,6 +12,7 @@ import { validate } from '../../schemas/loader.ts';
 import { main, PACKAGE_ROOT } from './main.ts';
 import { peerCaseFile } from '../adapters/peer-cases.ts';
 import { peerLog, processGone, tempLog, until } from '../adapters/peer-log.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'cantrip-conformance.mjs');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
@@ -55,7 +56,7 @@ describe('an interrupted run', () => {
     const { peers, children } = peerLog(log);
     expect(children.length).toBeGreaterThan(0);
     for (const pid of [...peers, ...children]) expect(await processGone(pid), `process ${pid}`).toBe(true);
-  }, 120_000);
+  }, hangBound(120_000));
 });
 
 describe('a run interrupted during the properties', () => {
@@ -92,5 +93,5 @@ describe('a run interrupted during the properties', () => {
     expect(lines.filter((l) => /^MUST {3}INCOMPLETE {2}\(/.test(l))).toHaveLength(1);
     expect(lines.some((l) => l.includes('shrunk'))).toBe(false);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).not.toContain('```yaml');
-  }, 120_000);
+  }, hangBound(120_000));
 });

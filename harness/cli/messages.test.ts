@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, PACKAGE_ROOT } from './main.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');
 
@@ -29,7 +30,7 @@ describe('what a failing run prints and writes', () => {
     const run = await cli(['run', '--adapter', BROKEN, '--filter', 'LOOP-3', '--no-properties', '--quiet', '--out', dir]);
     expect(run.code).toBe(1);
     console = run.out;
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('no grouping placeholder in the console summary, report.md, summary.md or report.html', () => {
     for (const [name, text] of [['console', console], ...['report.md', 'summary.md', 'report.html'].map((f) => [f, readFileSync(join(dir, f), 'utf8')])] as const) {

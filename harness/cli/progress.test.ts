@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, PACKAGE_ROOT } from './main.ts';
 import type { Report } from '../report/report.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const MINIATURE = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');
@@ -65,7 +66,7 @@ describe('cantrip-conformance run: progress, order and duration', () => {
       at((l) => l.startsWith('wrote ')),
     ];
     expect(order).toEqual([...order].sort((a, b) => a - b));
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('report.json: the duration covers start-up, cases and properties, each given in phases; report.md and summary.md show them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cantrip-phases-'));
@@ -86,7 +87,7 @@ describe('cantrip-conformance run: progress, order and duration', () => {
     const none = mkdtempSync(join(tmpdir(), 'cantrip-phases-'));
     expect((await ci(['run', '--adapter', MINIATURE, '--filter', 'LOOP-3', '--no-properties', '--out', none])).code).toBe(0);
     expect((JSON.parse(readFileSync(join(none, 'report.json'), 'utf8')) as Report).environment.phases?.properties_ms).toBe(0);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('a stale expected failure shows as stale in its progress line; --quiet prints no progress but the same summary', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cantrip-quiet-'));
@@ -101,5 +102,5 @@ describe('cantrip-conformance run: progress, order and duration', () => {
     const summary = (log: string[]): string[] => log.filter((l) => !l.startsWith('case ') && !l.startsWith('took '));
     expect(summary(quiet.log)).toEqual(summary(loud.log));
     expect((await ci(['run', '--help'])).log.join('\n')).toContain('--quiet');
-  }, 120_000);
+  }, hangBound(120_000));
 });

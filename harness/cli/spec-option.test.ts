@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { UsageError } from './arguments.ts';
 import { main, PACKAGE_ROOT } from './main.ts';
 import { parseRunOptions } from './run-options.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 async function cli(argv: string[]) {
   const out: string[] = [];
@@ -56,7 +57,7 @@ describe('--spec', () => {
     const { code, out } = await cli(['run', '--spec', '0.3.1', '--filter', 'done-ends-cast-with-answer', '--no-out', '--no-properties', '-q']);
     expect(code).toBe(2);
     expect(out).toEqual([]);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('a declared draft is judged, and the first line says which; without --spec, the newest declared', async () => {
     const asked = await cli(['run', '--adapter', declaring, '--spec', '0.1.0', '--filter', 'done-ends-cast-with-answer', '--no-out', '--no-properties', '-q']);
@@ -65,7 +66,7 @@ describe('--spec', () => {
     const newest = await cli(['run', '--adapter', declaring, '--filter', 'done-ends-cast-with-answer', '--no-out', '--no-properties', '-q']);
     expect(newest.code).toBe(0);
     expect(newest.out[0]).toMatch(/^spec draft 0\.3\.1 /);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('--help lists it', async () => {
     expect((await cli(['run', '--help'])).out.join('\n')).toContain('--spec <version>');

@@ -7,6 +7,7 @@ import type { Adapter } from '../../schemas/adapter.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { propertyAppliesAt, propertyTermsAt, reproducerAt } from './drafts.ts';
 import { runProperties } from './run-properties.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 describe('properties at a draft', () => {
   it('a property runs where its rules keep a counterpart that has not turned around', () => {
@@ -39,7 +40,7 @@ describe('properties at a draft', () => {
       ['tool-call-ids-unique-anywhere', ['CRYSTAL-4']],
       ['child-gates-are-a-granted-subset', ['COMP-1']],
     ]);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('a reproducer on an amended rule lists the draft it was found at, right after its level; others are left alone', () => {
     const amended = reproducerAt({ id: 'property-x', rules: ['COMP-3'], level: 'MUST', description: 'd' }, '0.3.1');

@@ -11,6 +11,7 @@ import { ScenarioRunner } from './evaluate.ts';
 import { runProperties, type PropertyResult } from './run-properties.ts';
 import { BROKEN, childrenNeverRun, noTurnCapOption, OTHER_READINGS } from './test-adapters.ts';
 import { byId, expectCaughtAndReproduced } from './test-support.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const SEED = 20240611;
 const RUNS = 40;
@@ -43,7 +44,7 @@ describe('neutrality: the properties accept both sides of every choice the spec 
         const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: [...FAMILIES[family]], caseTimeoutMs: SCENARIO_LIMIT_MS });
         expect(verdicts(results)).toEqual(FAMILIES[family].map((id) => [id, 'pass', null]));
         // A bound for a hang only: at load 30 on 2 cores the code family took over 120 s.
-      }, 600_000);
+      }, hangBound(600_000));
     }
   }
 });

@@ -5,6 +5,7 @@ import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 import { ALL_PROPERTY_IDS, runProperties, type PropertyResult } from './run-properties.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const SEED = 20240611;
 const RUNS = 50;
@@ -63,7 +64,7 @@ describe('properties against the reference (through its adapter only)', () => {
     reference = await adapterFactory('reference', PACKAGE_ROOT);
     results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS });
     // A bound for a busy machine, not a measure: idle this takes a few seconds.
-  }, 180_000);
+  }, hangBound(180_000));
 
   it('LOOP-3, LOOP-4, LOOP-6, CIRCLE-5, CIRCLE-7, PROD-3, LOOM-2, LOOM-4, LOOM-7, CALL-2, INTENT-2: every property passes, each on real runs', () => {
     expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(ALL_PROPERTY_IDS.map((id) => [id, 'pass', undefined]));

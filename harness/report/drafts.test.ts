@@ -27,6 +27,7 @@ import { renderBadge, renderJobSummary } from './summary.ts';
 import { CHROMIUM_PACKAGE, findChromium, renderInChromium } from '../testing/chromium.ts';
 import { checkHtml, elements, findXmllint, junitSchemaProblems, parseXml, validateWithXmllint } from '../testing/markup-check.ts';
 import { referenceAtEveryDraft } from '../testing/draft-samples.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const CHROMIUM = findChromium();
 const XMLLINT = findXmllint();
@@ -56,7 +57,7 @@ beforeAll(async () => {
   });
   reports = files.map((f) => readReport(f));
   byVersion = new Map(reports.map((r) => [draftOfReport(r).version, r]));
-}, 120_000);
+}, hangBound(120_000));
 
 const at = (version: string): Report => byVersion.get(version)!;
 
@@ -326,7 +327,7 @@ describe('matrix of the reference across the three drafts', () => {
       expect(r!.dom.counts['tr[id^="rule-"]']).toBe(79);
       expect(r!.dom.ids).toBe(checkHtml(readFileSync(page, 'utf8')).ids.length);
       expect(r!.dom.title).toBe('Cantrip conformance: cantrip-reference 0.1.0 against Cantrip 0.3.1 (0c876ea)');
-    }, 60_000);
+    }, hangBound(60_000));
   });
 });
 

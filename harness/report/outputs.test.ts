@@ -21,6 +21,7 @@ import { renderBadge, renderJobSummary } from './summary.ts';
 import { CHROMIUM_PACKAGE, findChromium, renderInChromium, type PageReport } from '../testing/chromium.ts';
 import { checkHtml, elements, findXmllint, junitSchemaProblems, parseXml, textOf, validateWithXmllint, type XmlElement } from '../testing/markup-check.ts';
 import { sampleReports, type Samples } from '../testing/report-samples.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const XMLLINT = findXmllint();
 const CHROMIUM = findChromium();
@@ -48,7 +49,7 @@ beforeAll(async () => {
     writeFileSync(join(dir, `${name}.json`), JSON.stringify(samples[name]));
     writeReportOutputs(join(dir, name), samples[name]);
   }
-}, 120_000);
+}, hangBound(120_000));
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -182,7 +183,7 @@ describe('report.html', () => {
       const all = await renderInChromium([...NAMES.map((n) => join(dir, n, 'report.html')), matrix, bad], { count: ['section', 'tr[id^="rule-"]', 'tr[id^="case-"]'] });
       probe = all.pop()!;
       pages = all;
-    }, 120_000);
+    }, hangBound(120_000));
 
     it('renders every page with no console message, no error and no network request', () => {
       expect(pages).toHaveLength(4);

@@ -16,6 +16,7 @@ import { renderMarkdown, verdictLines } from './markdown.ts';
 import { skipKind } from './profile.ts';
 import { assertReportValid, buildReport, exitCode, type Report } from './report.ts';
 import { renderBadge, renderJobSummary } from './summary.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const CASES = join(PACKAGE_ROOT, 'tests.yaml');
 
@@ -38,7 +39,7 @@ describe('a report of an implementation that declares no feature', () => {
     const suite = await runSuite(loadCaseFile(CASES), coreOnly, { filter: ['LOOP', 'LOOM', 'COMP'], jobs: 4, timeoutMs: 60_000 });
     report = buildReport(suite, { filter: ['LOOP', 'LOOM', 'COMP'] });
     assertReportValid(report);
-  }, 300_000);
+  }, hangBound(300_000));
 
   it('records the profile: core, nothing declared, skips per level by kind, the rules nothing exercised', () => {
     const p = report.profile;

@@ -11,6 +11,14 @@ import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { DEFAULT_CASE_TIMEOUT_MS, runSuite, type SuiteResult } from './run.ts';
+import { hangBound } from '../testing/hang-bound.ts';
+
+/**
+ * The draft these runs judge: a provider's wire handling (CRYSTAL-2..6 / LLM-2..6, PROD-2) is the same at
+ * every draft and every wire case applies to every draft, so one draft judges them over each transport;
+ * reference.test.ts runs every case at every draft (a wire case over the first transport it names).
+ */
+const WIRE_DRAFT = '0.1.0';
 
 const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
 const factory = () => createReferenceAdapter();
@@ -34,7 +42,7 @@ async function withTimeLimitedRerun(suite: SuiteResult, transport: CrystalTransp
     let result = c;
     for (let attempt = 1, limit = DEFAULT_CASE_TIMEOUT_MS; attempt < TIME_LIMITED_ATTEMPTS && result.status === 'errored' && result.timed_out; attempt++) {
       limit *= 2;
-      result = (await runSuite(file, factory, { crystalTransport: transport, filter: [c.id], timeoutMs: limit })).cases[0] ?? result;
+      result = (await runSuite(file, factory, { draft: WIRE_DRAFT, crystalTransport: transport, filter: [c.id], timeoutMs: limit })).cases[0] ?? result;
     }
     cases.push(result);
   }
@@ -44,13 +52,13 @@ async function withTimeLimitedRerun(suite: SuiteResult, transport: CrystalTransp
 describe('crystal transports: the reference over the providers\' wire formats', () => {
   let callback: SuiteResult;
   beforeAll(async () => {
-    callback = await withTimeLimitedRerun(await runSuite(file, factory, { jobs: JOBS }), 'callback');
+    callback = await withTimeLimitedRerun(await runSuite(file, factory, { draft: WIRE_DRAFT, jobs: JOBS }), 'callback');
     // Bounds for a hang only: at load 30 on 2 cores one pass over the suite took over 300 s.
-  }, 900_000);
+  }, hangBound(900_000));
 
   for (const transport of WIRE) {
     it(`${transport}: the same verdicts as the callback, and the wire cases pass`, async () => {
-      const wire = await withTimeLimitedRerun(await runSuite(file, factory, { crystalTransport: transport, jobs: JOBS }), transport);
+      const wire = await withTimeLimitedRerun(await runSuite(file, factory, { draft: WIRE_DRAFT, crystalTransport: transport, jobs: JOBS }), transport);
       const byId = new Map(callback.cases.map((c) => [c.id, c.status]));
       const differing = wire.cases.filter((c) => c.status !== 'skipped' && byId.get(c.id) !== 'skipped' && byId.get(c.id) !== c.status);
       expect(differing.map((c) => ({ id: c.id, wire: c.status, reason: c.reason, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }))).toEqual([]);
@@ -61,7 +69,7 @@ describe('crystal transports: the reference over the providers\' wire formats', 
       expect(wireOnly.length).toBeGreaterThanOrEqual(4);
       // The wire-format invariant looked at real requests in the cases that ran.
       expect(wire.cases.some((c) => c.invariants.some((i) => i.id === 'wire-format' && i.status === 'pass'))).toBe(true);
-    }, 900_000);
+    }, hangBound(900_000));
   }
 
   it('a callback run judges the wire-only cases over a wire transport the implementation declares, and skips them when it declares none (issue 22.16)', async () => {
@@ -79,13 +87,13 @@ describe('crystal transports: the reference over the providers\' wire formats', 
       adapter.describe = async () => ({ ...(await describe()), crystal_transports: ['callback', 'gemini'] });
       return adapter;
     };
-    const suite = await runSuite(file, geminiOnly, { filter: ids, jobs: JOBS });
+    const suite = await runSuite(file, geminiOnly, { draft: WIRE_DRAFT, filter: ids, jobs: JOBS });
     for (const c of aboutTheWire) {
       const result = suite.cases.find((r) => r.id === c.id)!;
       if (c.transports!.includes('gemini')) expect({ id: c.id, status: result.status, over: result.crystal_transport }).toEqual({ id: c.id, status: 'pass', over: 'gemini' });
       else expect({ id: c.id, status: result.status, reason: result.reason }).toEqual({ id: c.id, status: 'skipped', reason: expect.stringContaining('declares none of them') });
     }
-  }, 180_000);
+  }, hangBound(180_000));
 
   it('a transport the implementation does not declare skips every case with the reason', async () => {
     const callbackOnly = () => {
@@ -94,7 +102,7 @@ describe('crystal transports: the reference over the providers\' wire formats', 
       adapter.describe = async () => ({ ...(await describe()), crystal_transports: ['callback'] });
       return adapter;
     };
-    const suite = await runSuite(file, callbackOnly, { crystalTransport: 'openai', filter: ['LOOP-3'] });
+    const suite = await runSuite(file, callbackOnly, { draft: WIRE_DRAFT, crystalTransport: 'openai', filter: ['LOOP-3'] });
     expect(suite.cases.length).toBeGreaterThan(0);
     expect(suite.cases.every((c) => c.status === 'skipped' && (c.reason ?? '').includes('crystal transport not declared'))).toBe(true);
   });
@@ -137,19 +145,19 @@ describe('the crystal server of a case that errors is closed', () => {
   for (const transport of ['openai', 'gemini-stream'] as const) {
     it(`${transport}: after the adapter throws mid-case, the port refuses connections`, async () => {
       const { ports, factory } = breaking('throws');
-      const suite = await runSuite(file, factory, { crystalTransport: transport, filter: ['done-ends-cast-with-answer'] });
+      const suite = await runSuite(file, factory, { draft: WIRE_DRAFT, crystalTransport: transport, filter: ['done-ends-cast-with-answer'] });
       expect(suite.cases.map((c) => c.status)).toEqual(['errored']);
       expect(ports.length).toBeGreaterThan(0);
       for (const port of ports) expect(await canConnect(port)).toBe(false);
-    }, 120_000);
+    }, hangBound(120_000));
   }
 
   it('after a case times out with its cast still pending, the port refuses connections', async () => {
     const { ports, factory } = breaking('hangs');
     // The cast never answers, so the case times out whatever the limit; a short one keeps the test short.
-    const suite = await runSuite(file, factory, { crystalTransport: 'anthropic', filter: ['done-ends-cast-with-answer'], timeoutMs: 1500 });
+    const suite = await runSuite(file, factory, { draft: WIRE_DRAFT, crystalTransport: 'anthropic', filter: ['done-ends-cast-with-answer'], timeoutMs: 1500 });
     expect(suite.cases[0]).toMatchObject({ status: 'errored', timed_out: true });
     expect(ports.length).toBeGreaterThan(0);
     for (const port of ports) expect(await canConnect(port)).toBe(false);
-  }, 120_000);
+  }, hangBound(120_000));
 });

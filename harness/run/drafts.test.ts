@@ -10,6 +10,7 @@ import type { Adapter, CantripSetup } from '../../schemas/adapter.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseFile, PACKAGE_ROOT } from '../case-file/index.ts';
 import { runSuite } from './run.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const FILE = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
 /** A renamed rule (CRYSTAL-4 -> LLM-4), a rule reversed at 0.2.0 (COMP-1), a rule the same everywhere (LOOP-3). */
@@ -43,7 +44,7 @@ describe('a run judged at a draft', () => {
     ]);
     expect(setups.length).toBeGreaterThanOrEqual(2);
     expect(setups.every((s) => s.draft === '0.3.1')).toBe(true);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('without a draft asked: the newest declared; an implementation that declares none is judged at 0.1.0 and every case applies', async () => {
     const newest = await runSuite(FILE, declaring(['0.1.0', '0.2.0'], []), { filter: CASES });
@@ -54,7 +55,7 @@ describe('a run judged at a draft', () => {
     expect(seed.outside_draft).toEqual([]);
     expect(seed.cases.map((c) => c.id).sort()).toEqual([...CASES].sort());
     expect(setups.every((s) => s.draft === '0.1.0')).toBe(true);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('a draft the implementation does not declare is refused before any case runs', async () => {
     const setups: CantripSetup[] = [];

@@ -22,6 +22,7 @@ import { caseSummaryLines } from '../report/markdown.ts';
 import { exitCode, type Report } from '../report/report.ts';
 import { elements, parseXml, textOf, type XmlElement } from '../testing/markup-check.ts';
 import { GATE_RESULT_CASES, gateResultReport, mdSection, recordShapesExcerpt, RefusesEverySetup, REFUSAL, refusedExcerpt, writeEveryOutput } from '../testing/must-show-reports.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const REGENERATE = 'docs/reports.md no longer shows what this run writes: paste the output of `npx tsx harness/testing/must-show-reports.ts` into its "Record shapes" and "A refused construction" examples';
 
@@ -43,7 +44,7 @@ describe('a run where the implementation lacks record ids: one finding per kind 
   beforeAll(async () => {
     report = await gateResultReport(() => new Miniature());
     md = writeEveryOutput(join(dir, 'record-shapes'), report);
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('report.json: every case passes, MUST passes, exit code 0; the missing id is one finding over all the cases', () => {
     const json = JSON.parse(read('record-shapes', 'report.json')) as Report;
@@ -109,7 +110,7 @@ describe('a run where the implementation refuses the construction as unsupported
   let md: string;
   beforeAll(async () => {
     md = writeEveryOutput(join(dir, 'refused'), await gateResultReport(() => new RefusesEverySetup()));
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('report.json: every case skipped with the implementation\'s reason and code, nothing failed, MUST not failed', () => {
     const json = JSON.parse(read('refused', 'report.json')) as Report;

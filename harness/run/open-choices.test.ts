@@ -18,6 +18,7 @@ import { MockCrystals } from '../drive/mock-crystal.ts';
 import { OutcomeWatch } from '../drive/outcome-watch.ts';
 import { translateBuiltinCall, translateCode } from '../drive/builtin-arguments.ts';
 import type { CaseFile, LoadedCase } from '../case-file/types.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const reference = (): Adapter => createReferenceAdapter();
 const variant = (): Adapter => new Miniature();
@@ -231,7 +232,7 @@ describe('the reference and the variant agree on every rule both can run', () =>
     // Neither shares state between instances, so the cases that only wait may overlap (as in npm start).
     ref = await runSuite(suite, reference, { jobs: 6 });
     vari = await runSuite(suite, variant, { jobs: 6 });
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('the same verdict on every case both ran, and every one of them passes', () => {
     const ran = (s: SuiteResult) => new Map(s.cases.filter((c) => c.status !== 'skipped').map((c) => [c.id, c.status]));

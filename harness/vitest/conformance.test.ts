@@ -8,6 +8,7 @@ import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { DEFAULT_SEED } from '../properties/index.ts';
 import { ConformanceFailure, conformance, type ConformanceOptions, type ConformanceTestContext, type DeclareApi } from './conformance.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 /**
  * Every case and property against the reference, as `import { conformance } from 'cantrip-conformance/vitest'`
@@ -102,14 +103,14 @@ describe('conformance(): what it declares and how a failure reads', () => {
     expect(message).toMatch(/expected: .+\n {4}actual: /);
     expect(message).toContain('reproducer');
     expect(message).toContain('- id: property-done-ends-the-cast');
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('LOOP-3: without a seed the properties draw from the fixed default seed, so a CI job repeats its verdict', async () => {
     const tests = declare({ adapter: broken, filter: ['done-ends-the-cast'], properties: { runs: 20 } });
     const error = await outcome(tests[0]!);
     expect(error).toBeInstanceOf(ConformanceFailure);
     expect((error as ConformanceFailure).message).toMatch(new RegExp(`\\(seed ${DEFAULT_SEED};`));
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('the same tests pass on the conformant variant; a case needing an undeclared feature is skipped with the reason', async () => {
     const tests = declare({ adapter: () => new Miniature(), filter: ['LOOP-3'], properties: false });
