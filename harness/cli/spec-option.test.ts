@@ -20,23 +20,30 @@ async function cli(argv: string[]) {
   return { code, out, err: err.join('\n') };
 }
 
-/** An adapter module: the conformant miniature, declaring 0.1.0 and 0.3.1. */
+/**
+ * Two adapter modules: the reference declaring only 0.1.0 and 0.3.1 (it implements all three), and the
+ * conformant miniature, which declares no draft (judged at 0.1.0 only).
+ */
 let declaring = '';
+let undeclaring = '';
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), 'cantrip-spec-'));
   declaring = join(dir, 'declares-drafts.ts');
+  undeclaring = join(dir, 'declares-none.ts');
+  const reference = pathToFileURL(join(PACKAGE_ROOT, 'reference', 'adapter', 'index.ts')).href;
   const miniature = pathToFileURL(join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts')).href;
   writeFileSync(
     declaring,
-    `import { Miniature } from ${JSON.stringify(miniature)};
+    `import { createReferenceAdapter } from ${JSON.stringify(reference)};
 export function createAdapter() {
-  const adapter = new Miniature();
+  const adapter = createReferenceAdapter();
   const own = adapter.describe.bind(adapter);
   adapter.describe = async () => ({ ...(await own()), drafts: ['0.1.0', '0.3.1'] });
   return adapter;
 }
 `,
   );
+  writeFileSync(undeclaring, `import { Miniature } from ${JSON.stringify(miniature)};\nexport function createAdapter() {\n  return new Miniature();\n}\n`);
 });
 
 describe('--spec', () => {
@@ -53,8 +60,8 @@ describe('--spec', () => {
     expect(out).toEqual([]);
   });
 
-  it('a draft the implementation does not declare exits 2 (the reference declares none: 0.1.0 only)', async () => {
-    const { code, out } = await cli(['run', '--spec', '0.3.1', '--filter', 'done-ends-cast-with-answer', '--no-out', '--no-properties', '-q']);
+  it('a draft the implementation does not declare exits 2 (the miniature declares none: 0.1.0 only)', async () => {
+    const { code, out } = await cli(['run', '--adapter', undeclaring, '--spec', '0.3.1', '--filter', 'done-ends-cast-with-answer', '--no-out', '--no-properties', '-q']);
     expect(code).toBe(2);
     expect(out).toEqual([]);
   }, hangBound(60_000));

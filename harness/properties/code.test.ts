@@ -1,6 +1,7 @@
+// Runs at draft 0.1.0, the draft the properties' rules are written in (drafts.test.ts runs them at later drafts).
+import { referenceAtSeedDraft } from '../testing/seed-draft-reference.ts';
 import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter, Host } from '../../schemas/adapter.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
@@ -67,18 +68,18 @@ const errorEndsTheCast = rewritingPrograms((code) => code.replace(/throw new Err
 describe('code-medium properties', () => {
   let reference: AdapterFactory;
   beforeAll(async () => {
-    reference = await adapterFactory('reference', PACKAGE_ROOT);
+    reference = await referenceAtSeedDraft();
   });
 
   it('CIRCLE-9, CIRCLE-7, CIRCLE-5, LOOP-3, LOOP-1: every code property passes on the reference, each on real runs', async () => {
-    const results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS, filter: ONLY });
+    const results = await runProperties(reference, await describeAdapter(reference), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: ONLY });
     expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(CODE_PROPERTIES.map((p) => [p.id, 'pass', undefined]));
     for (const r of results) expect(r.runs, r.id).toBeGreaterThanOrEqual(RUNS);
   });
 
   it('CIRCLE-9: every code property is skipped, with the reason, on the miniature (no code medium)', async () => {
     const factory = miniature();
-    const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 5, filter: ONLY });
+    const results = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 5, filter: ONLY });
     expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(CODE_PROPERTIES.map((p) => [p.id, 'skipped', 'feature not declared: code-medium']));
   });
 
@@ -91,7 +92,7 @@ describe('code-medium properties', () => {
   for (const want of broken) {
     it(`${want.rules.join(', ')}: the reference with ${want.name} fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
       const factory = want.wrap(reference);
-      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: [want.property] });
+      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: [want.property] });
       const result = byId(found, want.property);
       await expectCaughtAndReproduced(result, want.rules, 3, factory, reference);
     });

@@ -6,6 +6,7 @@ import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { planComposition } from './composition-model.ts';
 import { compositionArbitrary, type ChildScenario, type CompositionScenario } from './composition-scenario.ts';
 import { caseFileYaml } from './reproducer.ts';
+import { reproducerAt } from './drafts.ts';
 import { namedRules } from './evaluate.ts';
 
 const kid = (over: Partial<ChildScenario>): ChildScenario => ({ ending: { kind: 'done', answer: 1 }, work: 0, gates: null, lacking: false, max_turns: null, delay_ms: 0, ...over });
@@ -65,7 +66,8 @@ describe('composition reproducers are tests.yaml text', () => {
         const p = planComposition(s);
         const checks = namedRules(property, property.expectations(p).checks, property.rules);
         fc.pre(checks.length > 0);
-        const c = buildCompositionCase(p, { id: `property-${property.id}`, rules: property.rules, description: property.title }, checks);
+        // As run-properties prints it for the 0.1.0 draft: a case on an amended rule names its draft.
+        const c = reproducerAt(buildCompositionCase(p, { id: `property-${property.id}`, rules: property.rules, description: property.title }, checks), '0.1.0');
         const { position: _a, ...want } = c;
         const { position: _b, ...got } = loadCaseText(caseFileYaml([c]), 'repro.yaml').cases[0]!;
         expect(got).toEqual(want);

@@ -1,7 +1,8 @@
+// Runs at draft 0.1.0, the draft the properties' rules are written in (drafts.test.ts runs them at later drafts).
+import { referenceAtSeedDraft } from '../testing/seed-draft-reference.ts';
 import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter, Description } from '../../schemas/adapter.ts';
 import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
@@ -23,25 +24,25 @@ const CAUGHT: Record<string, { property: string; rules: string[] }> = {
 describe('composition properties', () => {
   let reference: AdapterFactory;
   beforeAll(async () => {
-    reference = await adapterFactory('reference', PACKAGE_ROOT);
+    reference = await referenceAtSeedDraft();
   });
 
   it('COMP-1, COMP-3, COMP-4, COMP-5, COMP-6, COMP-8, WARD-1: every composition property passes on the reference, each on real runs', async () => {
-    const results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS, filter: ONLY });
+    const results = await runProperties(reference, await describeAdapter(reference), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: ONLY });
     expect(results.map((r) => [r.id, r.status, r.reason])).toEqual(COMPOSITION_PROPERTIES.map((p) => [p.id, 'pass', undefined]));
     for (const r of results) expect(r.runs, r.id).toBeGreaterThanOrEqual(RUNS);
   });
 
   it('COMP-1, COMP-3, COMP-4, COMP-5, COMP-6, COMP-8, WARD-1: the defect-free miniature passes them too', async () => {
     const factory = miniature();
-    const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: ONLY });
+    const results = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: ONLY });
     expect(results.map((r) => [r.id, r.status, r.counterexample?.failures])).toEqual(COMPOSITION_PROPERTIES.map((p) => [p.id, 'pass', undefined]));
   });
 
   for (const [defect, want] of Object.entries(CAUGHT)) {
     it.runIf((DEFECTS as readonly string[]).includes(defect))(`${want.rules.join(', ')}: the ${defect} miniature fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
       const factory = miniature(defect);
-      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: ONLY });
+      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: ONLY });
       const result = byId(found, want.property);
       // Small: the parent's two steps and at most four for two children (one that answers after a step of
       // work, one that finishes first; an overrun child's script holds one step past its cap).
@@ -51,7 +52,7 @@ describe('composition properties', () => {
 
   it('COMP-3: a miniature with a composition defect of another rule passes the batch-order property (no blame downstream)', async () => {
     const factory = miniature('child-gets-every-parent-gate');
-    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 20, filter: ['batch-results-in-request-order', 'child-failure-returns-to-parent'] });
+    const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 20, filter: ['batch-results-in-request-order', 'child-failure-returns-to-parent'] });
     expect(found.map((r) => [r.id, r.status])).toEqual([
       ['child-failure-returns-to-parent', 'pass'],
       ['batch-results-in-request-order', 'pass'],
@@ -65,7 +66,7 @@ describe('composition properties', () => {
         describe: async (): Promise<Description> => ({ ...(await inner.describe()), features: ['fork'] }),
       });
     };
-    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 5, filter: ONLY });
+    const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 5, filter: ONLY });
     expect(found.map((r) => [r.id, r.status, r.reason])).toEqual(COMPOSITION_PROPERTIES.map((p) => [p.id, 'skipped', 'feature not declared: composition']));
   });
 });

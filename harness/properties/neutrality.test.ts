@@ -1,5 +1,6 @@
+// Runs at draft 0.1.0, the draft the properties' rules are written in (drafts.test.ts runs them at later drafts).
+import { referenceAtSeedDraft } from '../testing/seed-draft-reference.ts';
 import { describe, it, expect, beforeAll } from 'vitest';
-import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
 import { COMPOSITION_PROPERTIES } from './composition-definitions.ts';
@@ -34,14 +35,14 @@ const verdicts = (results: PropertyResult[]) => results.map((r) => [r.id, r.stat
 describe('neutrality: the properties accept both sides of every choice the spec leaves open', () => {
   let reference: AdapterFactory;
   beforeAll(async () => {
-    reference = await adapterFactory('reference', PACKAGE_ROOT);
+    reference = await referenceAtSeedDraft();
   });
 
   for (const reading of OTHER_READINGS) {
     for (const family of reading.families) {
       it(`${family} properties all pass on the reference with ${reading.name}`, async () => {
         const factory = reading.wrap(reference);
-        const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS, filter: [...FAMILIES[family]], caseTimeoutMs: SCENARIO_LIMIT_MS });
+        const results = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: [...FAMILIES[family]], caseTimeoutMs: SCENARIO_LIMIT_MS });
         expect(verdicts(results)).toEqual(FAMILIES[family].map((id) => [id, 'pass', null]));
         // A bound for a hang only: at load 30 on 2 cores the code family took over 120 s.
       }, hangBound(600_000));
@@ -52,12 +53,12 @@ describe('neutrality: the properties accept both sides of every choice the spec 
 describe('class 12: a property never fails on a scenario that did not reach its behaviour', () => {
   let reference: AdapterFactory;
   beforeAll(async () => {
-    reference = await adapterFactory('reference', PACKAGE_ROOT);
+    reference = await referenceAtSeedDraft();
   });
 
   it('COMP-4, COMP-6, COMP-1, WARD-1, COMP-5, COMP-3: with no child ever run, they are skipped with the reason, not failed; COMP-2 fails (the parent never got a result)', async () => {
     const factory = childrenNeverRun(reference);
-    const results = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 20, filter: ['composition'], caseTimeoutMs: SCENARIO_LIMIT_MS });
+    const results = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 20, filter: ['composition'], caseTimeoutMs: SCENARIO_LIMIT_MS });
     const other = results.filter((r) => r.id !== 'child-failure-returns-to-parent');
     expect(other.map((r) => [r.id, r.status])).toEqual(other.map((r) => [r.id, 'skipped']));
     for (const r of other) expect([r.runs, r.reason], r.id).toEqual([0, expect.stringMatching(/^no generated scenario applied to it \(\d+ discarded; most often: (assumption not met: requests\.child|the scenario has nothing for this property to check)/)]);
@@ -69,7 +70,7 @@ describe('class 12: a property never fails on a scenario that did not reach its 
 describe('optional child-request options: only what the implementation takes is drawn', () => {
   let reference: AdapterFactory;
   beforeAll(async () => {
-    reference = await adapterFactory('reference', PACKAGE_ROOT);
+    reference = await referenceAtSeedDraft();
   });
 
   it('the probe reads the options off the presented call_entity tool', async () => {
@@ -92,13 +93,13 @@ describe('optional child-request options: only what the implementation takes is 
 describe('every property family fails on a genuinely broken implementation, on the rule it breaks', () => {
   let reference: AdapterFactory;
   beforeAll(async () => {
-    reference = await adapterFactory('reference', PACKAGE_ROOT);
+    reference = await referenceAtSeedDraft();
   });
 
   for (const want of BROKEN) {
     it(`${want.rules.join(', ')}: the reference with ${want.name} fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
       const factory = want.wrap(reference);
-      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 50, filter: [want.property], caseTimeoutMs: SCENARIO_LIMIT_MS });
+      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 50, filter: [want.property], caseTimeoutMs: SCENARIO_LIMIT_MS });
       const result = byId(found, want.property);
       await expectCaughtAndReproduced(result, want.rules, want.steps, factory, reference);
     });

@@ -1,7 +1,8 @@
+// Runs at draft 0.1.0, the draft the properties' rules are written in (drafts.test.ts runs them at later drafts).
+import { referenceAtSeedDraft } from '../testing/seed-draft-reference.ts';
 import { describe, it, expect, beforeAll } from 'vitest';
 import type { Adapter, Description } from '../../schemas/adapter.ts';
 import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
-import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
 import { ALL_PROPERTY_IDS, runProperties, type PropertyResult } from './run-properties.ts';
@@ -61,8 +62,8 @@ describe('properties against the reference (through its adapter only)', () => {
   let reference: AdapterFactory;
   let results: PropertyResult[];
   beforeAll(async () => {
-    reference = await adapterFactory('reference', PACKAGE_ROOT);
-    results = await runProperties(reference, await describeAdapter(reference), { seed: SEED, runs: RUNS });
+    reference = await referenceAtSeedDraft();
+    results = await runProperties(reference, await describeAdapter(reference), { draft: '0.1.0', seed: SEED, runs: RUNS });
     // A bound for a busy machine, not a measure: idle this takes a few seconds.
   }, hangBound(180_000));
 
@@ -74,14 +75,14 @@ describe('properties against the reference (through its adapter only)', () => {
 
   it('the base miniature (no defect) passes every property too', async () => {
     const factory = miniature();
-    const mini = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS });
+    const mini = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS });
     expect(mini.filter(ranOrFailed).map((r) => [r.id, r.status, r.counterexample?.failures])).toEqual([]);
   });
 
   for (const [defect, want] of Object.entries(CAUGHT)) {
     it.runIf((DEFECTS as readonly string[]).includes(defect))(`${want.rules.join(', ')}: the ${defect} miniature fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
       const factory = miniature(defect);
-      const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: RUNS });
+      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS });
       const result = byId(found, want.property);
       await expectCaughtAndReproduced(result, want.rules, 3, factory, reference);
     });
@@ -89,7 +90,7 @@ describe('properties against the reference (through its adapter only)', () => {
 
   it.each((DEFECTS as readonly string[]).filter((d) => BREAKS[d] !== undefined))('%s: every property that fails on it reports only rules the defect breaks (no false alarm)', async (defect) => {
     const factory = miniature(defect);
-    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 25 });
+    const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 25 });
     const wrong = found.flatMap((r) => (r.status === 'errored' ? [[r.id, 'errored', r.reason]] : r.failed_rules.filter((rule) => !BREAKS[defect]?.includes(rule)).map((rule) => [r.id, rule])));
     expect(wrong).toEqual([]);
   });
@@ -104,7 +105,7 @@ describe('property statuses other than pass and fail', () => {
       });
       return adapter;
     };
-    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 10, filter: ['LOOM-4'] });
+    const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 10, filter: ['LOOM-4'] });
     expect(found.map((r) => [r.id, r.status, r.reason])).toEqual([['fork-leaves-the-original-thread', 'skipped', 'feature not declared: fork']]);
   });
 
@@ -117,7 +118,7 @@ describe('property statuses other than pass and fail', () => {
         },
       });
     };
-    const [result] = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 10, filter: ['done-ends-the-cast'] });
+    const [result] = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 10, filter: ['done-ends-the-cast'] });
     expect(result?.status).toBe('errored');
     expect(result?.counterexample?.reason).toContain('boom');
     expect(result?.failed_rules).toEqual([]);
@@ -127,7 +128,7 @@ describe('property statuses other than pass and fail', () => {
     // Every action hangs, so whichever scenario comes first ends in a timeout, however loaded the machine is.
     const hang = () => new Promise<never>(() => undefined);
     const factory: AdapterFactory = () => Object.assign(Object.create(new Miniature()) as Adapter, { cast: hang, invoke: hang, send: hang, fork: hang });
-    const [result] = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 10, filter: ['done-ends-the-cast'], caseTimeoutMs: 30 });
+    const [result] = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 10, filter: ['done-ends-the-cast'], caseTimeoutMs: 30 });
     expect(result?.status).toBe('errored');
     expect(result?.counterexample?.shrinks).toBe(0);
     expect(result?.counterexample?.steps).toBeGreaterThanOrEqual(1);
@@ -135,7 +136,7 @@ describe('property statuses other than pass and fail', () => {
 
   it('a filter selects properties by id, rule or rule family', async () => {
     const factory = miniature();
-    const found = await runProperties(factory, await describeAdapter(factory), { seed: SEED, runs: 5, filter: ['CIRCLE', 'LOOP-6'] });
+    const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 5, filter: ['CIRCLE', 'LOOP-6'] });
     // CIRCLE selects CIRCLE-8 (done), CIRCLE-6 (max turns), CIRCLE-5/7 (records), the code family's CIRCLE-9, CIRCLE-5/7 and CIRCLE-8, the verifier family's CIRCLE-6/5, and the overlay laws' CIRCLE-10/4 and CIRCLE-6/10.
     expect(found.map((r) => r.id)).toEqual(['done-ends-the-cast', 'text-reply-ends-unless-done-required', 'max-turns-cuts-the-cast-off', 'one-record-per-gate-call', 'code-state-persists-across-turns', 'code-gate-records-in-call-order', 'code-done-ends-the-cast', 'verifier-refused-call-never-runs', 'overlay-accept-then-read-equals-the-overlay-view', 'overlay-reject-leaves-the-base-untouched']);
   });

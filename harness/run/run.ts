@@ -18,6 +18,15 @@ import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
 import { checkExpectations, driveAsReadAt, type ExpectationResult } from '../judge/index.ts';
 import { driveCase } from '../drive/index.ts';
+import { catalogOf } from '../../spec/drafts.ts';
+
+const draftRuleIds = new Map<string, Set<string>>();
+/** The rule IDs of a draft's catalog (read once per draft). */
+function rulesOfDraft(draft: string): Set<string> {
+  let ids = draftRuleIds.get(draft);
+  if (!ids) draftRuleIds.set(draft, (ids = new Set(catalogOf(draft).rules.map((r) => r.id))));
+  return ids;
+}
 import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
 import { caseForDraft, chooseDraft, kitRulesIn, planCases } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
@@ -305,7 +314,11 @@ async function runDrive(
     // Ambient invariants are recorded here but judged once over the whole run (harness/report/ambient-checks.ts):
     // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).
     // The kit's own checks name 0.1.0's rule IDs: the result speaks the judged draft's (harness/plan/drafts.ts).
-    const invariants = checkInvariants(c, drive).map((i) => ({ ...i, rules: kitRulesIn(i.rules, draft) }));
+    // A check of a rule the judged draft does not have (PROD-8 before 0.3.1) is not part of this draft's verdict.
+    const inDraft = rulesOfDraft(draft);
+    const invariants = checkInvariants(c, drive)
+      .map((i) => ({ ...i, rules: kitRulesIn(i.rules, draft) }))
+      .filter((i) => i.rules.some((r) => inDraft.has(r)));
     const problems = drive.faults.map((f) => f.message);
     const failedRules = failedRulesOf(c, failures, drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) })));
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';

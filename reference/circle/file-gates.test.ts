@@ -68,7 +68,7 @@ describe('file gates confined to a root (§4.3, §4.4)', () => {
     expect(JSON.stringify(crystal.requests[1]!.messages)).toContain('[REDACTED]');
     const exported = cantrip.loom.exportThread(result.turns.at(-1)!.id);
     expect(exported).not.toContain('sk-live-123456');
-    // The loom itself keeps the record whole; only what leaves it is scrubbed.
-    expect(cantrip.loom.get(result.turns[0]!.id).gate_calls[0]!.result).toBe('sk-live-123456');
+    // The record is stored scrubbed too (PROD-8 at 0.3.1; reference/drafts: the reference scrubs at every draft).
+    expect(JSON.stringify(cantrip.loom.get(result.turns[0]!.id).gate_calls[0])).not.toContain('sk-live-123456');
   });
 });
