@@ -3,7 +3,8 @@
  * what it refuses, each at the file:line:col of the offending key.
  */
 import { describe, expect, it } from 'vitest';
-import { CaseFileError, loadCaseText } from './load.ts';
+import { loadCaseText } from './load.ts';
+import { problemsOf } from '../testing/case-file-refusals.ts';
 
 /** A case file of one ACP case whose actions and expectations are the given YAML lines. */
 function caseText(act: string, expect = "      - { path: acp_prompts.first.stop_reason, equals: end_turn }"): string {
@@ -29,16 +30,6 @@ ${expect}
 `;
 }
 
-function problemsOf(text: string): CaseFileError['problems'] {
-  try {
-    loadCaseText(text, 'acp.yaml');
-  } catch (error) {
-    if (error instanceof CaseFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('the case file loaded');
-}
-
 const SESSION_AND_PROMPT = `      - acp_session: { as: session }
       - acp_prompt: { session: session, text: Hello, as: first }`;
 
@@ -51,26 +42,26 @@ describe('the ACP verbs of a case file', () => {
 
   it('refuse a prompt to a session no earlier acp_session opened, at its line and column', () => {
     const problems = problemsOf(caseText(`      - acp_session: { as: session }
-      - acp_prompt: { session: sesion, text: Hello, as: first }`));
+      - acp_prompt: { session: sesion, text: Hello, as: first }`), 'acp.yaml');
     expect(problems).toEqual([expect.objectContaining({ file: 'acp.yaml', line: 18, column: 32, pointer: '/cases/0/act/1/acp_prompt/session' })]);
   });
 
   it('refuse a prompt that names an earlier action that is not a session', () => {
     const problems = problemsOf(caseText(`      - cast: { intent: Hi, as: earlier }
       - acp_session: { as: session }
-      - acp_prompt: { session: earlier, text: Hello, as: first }`));
+      - acp_prompt: { session: earlier, text: Hello, as: first }`), 'acp.yaml');
     expect(problems.map((p) => p.pointer)).toEqual(['/cases/0/act/2/acp_prompt/session']);
   });
 
   it('refuse a prompt without text, and a session whose cwd is not absolute', () => {
     expect(problemsOf(caseText(`      - acp_session: { as: session }
-      - acp_prompt: { session: session, as: first }`)).map((p) => [p.line, p.pointer])).toEqual([[18, '/cases/0/act/1/acp_prompt/text']]);
+      - acp_prompt: { session: session, as: first }`), 'acp.yaml').map((p) => [p.line, p.pointer])).toEqual([[18, '/cases/0/act/1/acp_prompt/text']]);
     expect(problemsOf(caseText(`      - acp_session: { as: session, cwd: work }
-      - acp_prompt: { session: session, text: Hello, as: first }`)).map((p) => p.pointer)).toEqual(['/cases/0/act/0/acp_session/cwd']);
+      - acp_prompt: { session: session, text: Hello, as: first }`), 'acp.yaml').map((p) => p.pointer)).toEqual(['/cases/0/act/0/acp_session/cwd']);
   });
 
   it('refuse a path into the ACP record that names no action of the case', () => {
-    const problems = problemsOf(caseText(SESSION_AND_PROMPT, '      - { path: acp_prompts.second.stop_reason, equals: end_turn }'));
+    const problems = problemsOf(caseText(SESSION_AND_PROMPT, '      - { path: acp_prompts.second.stop_reason, equals: end_turn }'), 'acp.yaml');
     expect(problems.map((p) => [p.line, p.pointer])).toEqual([[20, '/cases/0/expect/0/path']]);
   });
 });

@@ -4,8 +4,9 @@
  * applies to.
  */
 import { describe, it, expect } from 'vitest';
-import { CaseFileError, loadCaseText } from './load.ts';
+import { loadCaseText } from './load.ts';
 import { caseDrafts, levelFor } from './drafts.ts';
+import { problemsOf } from '../testing/case-file-refusals.ts';
 
 const HEAD = 'format_version: 1\nspec_version: 0.1.0-draft\ncases:\n';
 
@@ -26,16 +27,6 @@ ${keys}    description: d
     expect:
       - { path: outcomes.first.status, equals: terminated${rule} }
 `;
-}
-
-function problemsOf(text: string): CaseFileError['problems'] {
-  try {
-    loadCaseText(text, 'cases.yaml');
-  } catch (error) {
-    if (error instanceof CaseFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the file to be refused');
 }
 
 const loaded = (text: string) => loadCaseText(text, 'cases.yaml').cases[0]!;

@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { CaseFileError, loadCaseFile, loadCaseText } from './load.ts';
 import { PACKAGE_ROOT } from '../cli/main.ts';
+import { problemsOf } from '../testing/case-file-refusals.ts';
 
 const HEAD = 'format_version: 1\nspec_version: 0.1.0-draft\ncases:\n';
 const CASE = `  - id: one
@@ -19,16 +20,6 @@ const CASE = `  - id: one
     expect:
       - { path: outcomes.first.status, equals: terminated }
 `;
-
-function problemsOf(text: string): CaseFileError['problems'] {
-  try {
-    loadCaseText(text, 'cases.yaml');
-  } catch (error) {
-    if (error instanceof CaseFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the file to be refused');
-}
 
 describe('loading tests.yaml', () => {
   it('the shipped tests.yaml loads and every case has an expectation', () => {

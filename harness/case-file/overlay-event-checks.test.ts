@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { CaseFileError, loadCaseText } from './load.ts';
+import { loadCaseText } from './load.ts';
+import { problemsOf } from '../testing/case-file-refusals.ts';
 
 const HEAD = 'format_version: 1\nspec_version: 0.1.0-draft\ncases:\n';
 /** A valid overlay case; each test breaks one line of it. */
@@ -21,16 +22,6 @@ const CASE = `  - id: overlay-one
     expect:
       - { path: "files[path=data/a.txt][0].content", equals: a }
 `;
-
-function problemsOf(text: string): CaseFileError['problems'] {
-  try {
-    loadCaseText(text, 'cases.yaml');
-  } catch (error) {
-    if (error instanceof CaseFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the file to be refused');
-}
 
 describe('loading the overlay and bounded-event vocabulary', () => {
   it('a well-formed overlay case loads: write gate, overlay action, files path', () => {

@@ -4,7 +4,8 @@
  * at the key's file:line:column.
  */
 import { describe, it, expect } from 'vitest';
-import { CaseFileError, loadCaseText } from './load.ts';
+import { loadCaseText } from './load.ts';
+import { problemsOf } from '../testing/case-file-refusals.ts';
 
 const HEAD = 'format_version: 1\nspec_version: 0.1.0-draft\ncases:\n';
 /** A valid case with a step snapshot in a script and one in a lane of a shared crystal; each test breaks one line. */
@@ -34,16 +35,6 @@ const CASE = `  - id: mid-cast-read
       - { path: "snapshots.mid[role=crystal][0].id", same_as: "loom.cast(first)[0].id" }
       - { path: "snapshots.in_child", present: true }
 `;
-
-function problemsOf(text: string): CaseFileError['problems'] {
-  try {
-    loadCaseText(text, 'cases.yaml');
-  } catch (error) {
-    if (error instanceof CaseFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the file to be refused');
-}
 
 describe('snapshot_loom on a crystal step (loom-during-cast)', () => {
   it('a well-formed case loads, and requires gains loom-during-cast without listing it', () => {

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { CaseFileError, loadCaseText } from './load.ts';
+import { loadCaseText } from './load.ts';
+import { problemsOf } from '../testing/case-file-refusals.ts';
 
 const HEAD = 'format_version: 1\nspec_version: 0.1.0-draft\ncases:\n';
 
@@ -24,16 +25,6 @@ ${circle}
     expect:
       - { path: outcomes.first.status, equals: terminated }
 `;
-
-function problemsOf(text: string): CaseFileError['problems'] {
-  try {
-    loadCaseText(text, 'cases.yaml');
-  } catch (error) {
-    if (error instanceof CaseFileError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected the file to be refused');
-}
 
 const deny = '        verifiers: [{ name: no-echo, kind: allow_deny, deny: [echo] }]';
 
