@@ -4,16 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '../../schemas/loader.ts';
 import { main, PACKAGE_ROOT } from './main.ts';
+import { cli } from '../testing/run-cli.ts';
 
 const MINIATURE = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');
 
-async function cli(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l), cwd: PACKAGE_ROOT });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('cantrip-conformance run', () => {
   it('exit 0 and a schema-valid report.json + report.md when every applicable MUST case passes', async () => {

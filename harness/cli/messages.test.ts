@@ -8,17 +8,12 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main, PACKAGE_ROOT } from './main.ts';
+import { PACKAGE_ROOT } from './main.ts';
 import { hangBound } from '../testing/hang-bound.ts';
+import { cli } from '../testing/run-cli.ts';
 
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'ignores-done.ts');
 
-async function cli(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l), cwd: PACKAGE_ROOT });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 /** The normaliser's placeholders as they appear in a cause key: a number as `#`, a name as `'…'` or `[#]`. */
 const PLACEHOLDERS = /(?<=\s)#(?=[\s,;)]|$)|\[#\]|'…'|"…"|\(…\)/m;
