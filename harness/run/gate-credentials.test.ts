@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { withGateCredentialInEvents, withGateCredentialInTheLoom, withRawGateRepliesShown } from '../../fixtures/lineage/secret-defects.ts';
 import type { CantripSetup } from '../../schemas/adapter.ts';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
-import { PACKAGE_ROOT } from '../cli/main.ts';
+import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import type { CaseFile, LoadedCase } from '../case-file/types.ts';
 import { driveCase } from '../drive/index.ts';
@@ -142,6 +142,22 @@ describe('PROD-8: a gate credential stays out of the loom, the events and the ob
     const suite = await runSuite(file, dropsTheCredential, { filter: ALL, draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
     expect(suite.cases.map((c) => [c.id, c.status])).toEqual(ALL.map((id) => [id, 'skipped']));
     for (const c of suite.cases) expect(c.reason).toMatch(/^not judged: /);
+  });
+
+  it('PROD-1: the reference passes them over the stdio protocol too (the credential goes out in construct and comes back in host.callGate)', async () => {
+    const stdio = await adapterFactory('cmd:npx tsx reference/adapter/stdio-server.ts', PACKAGE_ROOT);
+    const suite = await runSuite(file, stdio, { filter: ALL, draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems]).sort()).toEqual(ALL.map((id) => [id, 'pass', [], []]).sort());
+  });
+
+  it('over a wire transport both secrets are looked for, the endpoint key and the gate credential, and both stay out', async () => {
+    const suite = await runSuite(file, reference, { filter: ALL, draft: '0.3.1', timeoutMs: CASE_BOUND_MS, crystalTransport: 'openai' });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems]).sort()).toEqual(ALL.map((id) => [id, 'pass', [], []]).sort());
+    for (const c of suite.cases) expect([c.id, c.invariants.find((i) => i.id === 'secret-kept-out')?.status]).toEqual([c.id, 'pass']);
+    // The gate credential is searched for beside the key: a loom that keeps it fails, and the finding names it alone.
+    const leaky = await runSuite(file, withGateCredentialInTheLoom(reference), { filter: [FAILURE_MESSAGE], draft: '0.3.1', timeoutMs: CASE_BOUND_MS, crystalTransport: 'openai' });
+    const ambient = leaky.cases[0]!.invariants.find((i) => i.id === 'secret-kept-out')!;
+    expect([leaky.cases[0]!.status, ambient.status, ambient.detail?.startsWith('the credential of a gate shows in the loom: loom.turns['), ambient.detail?.includes('API key')]).toEqual(['fail', 'fail', true, false]);
   });
 
   it('at 0.1.0, which has no PROD-8, the cases do not run', async () => {
