@@ -62,6 +62,9 @@ export const FEATURES = [
   'loom-during-cast',
   // PROD-6, PROD-7 (drafts 0.2.0 on): it can be run as an Agent Client Protocol agent over stdio ({@link Description.acp}).
   'acp',
+  // PROD-8 (drafts 0.2.0 on): a test gate built with a credential of its own ({@link GateSetup} `credential`),
+  // which the implementation treats as a secret and hands the gate with every call (`context.credential`).
+  'gate-credentials',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -233,6 +236,14 @@ export type GateSetup =
       /** A harness-owned gate: the implementation registers it and forwards each call to `host.callGate`. */
       test: ToolDefinition;
       ephemeral?: boolean;
+      /**
+       * Feature `gate-credentials`: a secret this gate needs (an API token, say), a gate dependency bound
+       * when the circle is built (CIRCLE-10). The implementation treats it as a credential (PROD-8): it
+       * passes it back with every call of the gate (`context.credential` of {@link Host.callGate}) and
+       * keeps it out of the loom and its exports, the streamed events, the observations and the outcomes,
+       * even when the gate's reply repeats it. Random per run.
+       */
+      credential?: string;
     };
 
 /** Wards as a case configures them; every field is optional and absent means "no such ward". */
@@ -380,10 +391,19 @@ export interface StreamEvent {
   data: unknown;
 }
 
+/** Who calls a test gate, and with what (schemas/adapter.ts, {@link Host.callGate}). */
+export interface GateCallContext {
+  entity_id: string;
+  tool_call_id: string;
+  /** Feature `gate-credentials`: the credential the gate was built with ({@link GateSetup}), passed back on every call. */
+  credential?: string;
+}
+
 /** Callbacks into the harness, given to `construct`. */
 export interface Host {
   queryCrystal(crystal: string, request: CrystalRequest): Promise<CrystalReply>;
-  callGate(gate: string, args: unknown, context: { entity_id: string; tool_call_id: string }): Promise<GateReply>;
+  /** `context.credential`: the gate's own credential, when the setup gave it one (feature `gate-credentials`). */
+  callGate(gate: string, args: unknown, context: GateCallContext): Promise<GateReply>;
   /** Retry backoff waits go through here, so the harness can see them without really waiting (PROD-2). */
   sleep(ms: number): Promise<void>;
   /**

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { CantripSetup, GateSetup } from '../../schemas/adapter.ts';
 import { scriptSteps, type CaseCall, type CaseGateObject, type LoadedCase, type TestGateKind } from '../case-file/index.ts';
 import { testGateDefinition, testGateKind } from './test-gates.ts';
+import { makeGateCredential, type GateCredential } from './gate-credential.ts';
 import { catalogOf } from '../../spec/drafts.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface PreparedSetup {
   promptsByCrystal: Map<string, Set<string | null>>;
   /** Crystals that child entities use (the intent-first invariant is skipped for them). */
   childCrystals: Set<string>;
+  /** Feature gate-credentials (PROD-8): the run's credential, when a gate is built with one; random per run. */
+  credential?: GateCredential;
 }
 
 /** `filesDir`: where the case's files were written; file gates' roots are resolved against it. */
@@ -56,13 +59,19 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   for (const action of c.act) if ('construct' in action && action.construct.crystal !== undefined) addPrompt(action.construct.crystal, s.call);
   // So does a fork continued on another crystal (CALL-4: both branches share the call).
   for (const action of c.act) if ('fork' in action && action.fork.crystal !== undefined) addPrompt(action.fork.crystal, s.call);
+  const credential = (s.circle?.gates ?? []).some((g) => typeof g === 'object' && g.credential === true) ? makeGateCredential() : undefined;
   if (s.circle) {
     const gates: GateSetup[] = s.circle.gates.map((g) => {
       const gate: CaseGateObject = typeof g === 'string' ? { name: g } : g;
       const kind = testGateKind(gate);
       if (kind) {
         testGates.set(gate.name, { ...gate, kind });
-        return { name: gate.name, test: testGateDefinition(gate.name, kind, gate.parameters), ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }) };
+        return {
+          name: gate.name,
+          test: testGateDefinition(gate.name, kind, gate.parameters),
+          ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }),
+          ...(gate.credential === true && credential && { credential: credential.value }),
+        };
       }
       if (gate.name === 'call_entity' || gate.name === 'call_entity_batch') {
         const crystal = gate.crystal ?? s.crystal;
@@ -100,5 +109,5 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
   if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
   if (s.event_buffer !== undefined) setup.event_buffer = s.event_buffer;
-  return { setup, testGates, promptsByCrystal, childCrystals };
+  return { setup, testGates, promptsByCrystal, childCrystals, ...(credential && { credential }) };
 }
