@@ -5,6 +5,8 @@
  * all, so the limit is outlasted whatever the machine's speed: no verdict below depends on timing.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Adapter, CrystalReply } from '../../schemas/adapter.ts';
 import { validate } from '../../schemas/loader.ts';
@@ -19,6 +21,7 @@ import { renderJUnit } from '../report/junit.ts';
 import { renderJobSummary } from '../report/summary.ts';
 import { anchor } from '../report/format.ts';
 import { hangBound } from '../testing/hang-bound.ts';
+import { cli } from '../testing/run-cli.ts';
 import { bridged, override } from './test-adapters.ts';
 import { runProperties, type PropertyResult } from './run-properties.ts';
 
@@ -77,6 +80,29 @@ describe('a property whose scenario outlasts its time limit', () => {
     expect(validate('report', withCounterexample('timed_out')).ok).toBe(false);
     expect(validate('report', withCounterexample('interrupted')).ok).toBe(false);
   });
+});
+
+describe('the command line, with a property whose scenario outlasts --timeout', () => {
+  it('LOOP-3: exits 3 (incomplete), prints no reproducer, and report.json carries timed_out and no counterexample', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cantrip-time-limit-'));
+    const module = join(dir, 'hung-adapter.ts');
+    // An implementer's adapter module, as --adapter takes one: the conformant variant whose construct() never answers.
+    writeFileSync(module, [
+      `import { Miniature } from ${JSON.stringify(join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts'))};`,
+      'export function createAdapter() {',
+      '  const inner = new Miniature();',
+      '  return Object.assign(Object.create(inner), { construct: () => new Promise(() => undefined) });',
+      '}',
+      '',
+    ].join('\n'));
+    const { code, out } = await cli(['run', '--adapter', module, '--filter', 'done-ends-the-cast', '--timeout', String(TINY_LIMIT_MS), '--property-runs', '10', '-q', '--out', join(dir, 'out')]);
+    expect(code).toBe(3);
+    expect(out).not.toContain('- id: property-');
+    const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { properties: PropertyResult[] };
+    expect(validate('report', report)).toEqual({ ok: true });
+    const ran = report.properties.filter((p) => p.status !== 'skipped');
+    expect(ran.map((p) => [p.id, p.status, p.timed_out, p.counterexample])).toEqual([['done-ends-the-cast', 'errored', true, undefined]]);
+  }, hangBound(60_000));
 });
 
 describe('a scenario that runs out of time while a failure is being shrunk', () => {
