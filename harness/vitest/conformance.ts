@@ -46,7 +46,10 @@ export interface ConformanceOptions {
   filter?: readonly string[];
   /** Declare the generated properties too (default true); an object sets their runs per property and seed (default the fixed `DEFAULT_SEED`, as the CLI, so a CI job is reproducible; shown in a failure). */
   properties?: boolean | { runs?: number; seed?: number };
-  /** Time limit of one case in ms (default 10 000; a case's own `timeout_ms` wins), and of one generated scenario. */
+  /**
+   * Time limit of one case in ms (default 10 000; a case's own `timeout_ms` wins), and of one generated
+   * scenario (default 5 000). A case or property that hits it is skipped as incomplete (`incomplete:`), never failed.
+   */
   timeout?: number;
   /** Case ids expected to fail: such a case passes its test while it fails, and fails it once it passes (stale). */
   expectedFailures?: Iterable<string>;
