@@ -328,7 +328,13 @@ export interface CantripSetup {
   crystal?: CrystalSetup;
   call?: CallSetup;
   circle?: {
-    medium: 'conversation' | 'code';
+    /**
+     * Absent: the setup names no medium. At 0.3.1 the circle is then a conversation circle (MEDIUM-1:
+     * one medium, conversation by default); 0.1.0 and 0.2.0 give every circle one medium but name no
+     * default, so an implementation of those drafts may refuse such a circle. The harness sends no
+     * `medium` only in cases about that default, judged at 0.3.1.
+     */
+    medium?: 'conversation' | 'code';
     gates: GateSetup[];
     wards: WardSetup;
     /** Feature `verifier-wards`: checks on every gate call, in priority order (first listed runs first). */
