@@ -107,8 +107,13 @@ export interface CrystalEndpoint {
   api_key: string;
 }
 
-/** The options of a `call_entity` request, under the names cases script them with (spec 5.1 plus `max_turns` and `gates`). */
-export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates'] as const;
+/**
+ * The options of a `call_entity` request, under the names cases script them with (spec 5.1 plus
+ * `max_turns` and `gates`). From 0.2.0 a request may name the child's `medium` (COMP-7), and
+ * `eval_timeout_ms` is a code child's evaluation deadline, a medium ward composed with the parent's
+ * (WARD-2); the spec sketches child wards as a `wards` list, so each ward has its own option here.
+ */
+export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates', 'medium', 'eval_timeout_ms'] as const;
 export type ChildOption = (typeof CHILD_OPTIONS)[number];
 
 /**
@@ -339,7 +344,13 @@ export interface CantripSetup {
   crystal?: CrystalSetup;
   call?: CallSetup;
   circle?: {
-    medium: 'conversation' | 'code';
+    /**
+     * Absent: the setup names no medium. At 0.3.1 the circle is then a conversation circle (MEDIUM-1:
+     * one medium, conversation by default); 0.1.0 and 0.2.0 give every circle one medium but name no
+     * default, so an implementation of those drafts may refuse such a circle. The harness sends no
+     * `medium` only in cases about that default, judged at 0.3.1.
+     */
+    medium?: 'conversation' | 'code';
     gates: GateSetup[];
     wards: WardSetup;
     /** Feature `verifier-wards`: checks on every gate call, in priority order (first listed runs first). */

@@ -46,7 +46,8 @@ export interface CaseSetup {
   crystal?: string;
   call?: CaseCall;
   circle?: {
-    medium: 'conversation' | 'code';
+    /** Absent: the implementation receives no medium (MEDIUM-1 at 0.3.1: conversation by default). */
+    medium?: 'conversation' | 'code';
     gates: CaseGate[];
     wards?: WardSetup;
     /** Feature `verifier-wards`: passed on unchanged. */

@@ -90,7 +90,8 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
       // Feature done-parameters: done presented with the argument schema the case declares.
       return { name: 'done', ...(gate.parameters !== undefined && { parameters: structuredClone(gate.parameters) }) };
     });
-    setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };
+    // A case without a medium sends none: the implementation's default is what it is about (MEDIUM-1).
+    setup.circle = { ...(s.circle.medium !== undefined && { medium: s.circle.medium }), gates, wards: structuredClone(s.circle.wards ?? {}) };
     if (s.circle.verifiers !== undefined) setup.circle.verifiers = structuredClone(s.circle.verifiers);
     if (s.circle.child_limits !== undefined) setup.circle.child_limits = structuredClone(s.circle.child_limits);
   }

@@ -7,7 +7,7 @@
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
-import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -16,11 +16,13 @@ import type { CaseFile } from '../case-file/types.ts';
 vi.mock('../../reference/drafts/done-call.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).doneCallWithDefect(await real()));
 vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childIdentityWithDefect(await real()));
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
+vi.mock('../../reference/circle/medium/code-medium.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).codeMediumWithDefect(await real()));
 
 const WRAPPERS = {
   'tool-results-reversed': withResultsReversed,
   'gate-results-not-returned': withResultsNotReturned,
   'replay-fork-runs-gates-again': withReplayRunningGates,
+  'circle-without-medium-refused': withCircleWithoutMediumRefused,
 } as const;
 type Defect = DraftModuleDefect | keyof typeof WRAPPERS;
 
@@ -29,6 +31,9 @@ const CASES: Record<string, string[]> = {
   'LOOP-7': ['loop7-done-without-answer-does-not-terminate', 'loop7-done-that-keeps-failing-ends-truncated'],
   'LLM-7': ['llm7-results-keep-their-call-ids-and-order'],
   'MEDIUM-2': ['medium2-conversation-presents-executes-and-returns'],
+  'MEDIUM-1': ['medium1-circle-without-medium-is-conversation'],
+  'MEDIUM-4': ['medium4-eval-deadline-stops-a-long-program'],
+  'WARD-2': ['ward2-child-asking-a-looser-eval-deadline-gets-the-parents'],
   'COMP-10': ['comp10-child-without-identity-gets-a-generic-one'],
   'COMP-11': ['comp11-depth-zero-child-has-no-delegation-gates'],
   'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
@@ -43,6 +48,9 @@ const BREAKS: Record<Defect, string> = {
   'tool-results-reversed': 'LLM-7',
   'gate-results-not-returned': 'MEDIUM-2',
   'replay-fork-runs-gates-again': 'LOOM-13',
+  'circle-without-medium-refused': 'MEDIUM-1',
+  'child-loosens-the-eval-deadline': 'WARD-2',
+  'eval-deadline-ignored': 'MEDIUM-4',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */

@@ -61,7 +61,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
     circle: createCircle({
       gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup, overlays, draft)),
       wards,
-      medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
+      medium: mediumOf(setup.circle.medium, wards),
       verifiers: toVerifiers(setup.circle.verifiers),
       ...(setup.circle.child_limits ? { childLimits: toChildLimits(setup.circle.child_limits)! } : {}),
     }),
@@ -82,6 +82,15 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
     loom,
     onEvent: host.event ? eventSink(host, setup.event_buffer) : undefined,
   });
+}
+
+/**
+ * MEDIUM-1 (0.3.1): a circle has one medium, and a setup that names none gets conversation. The reference
+ * does the same at every draft: 0.1.0 (every circle has exactly one medium) and 0.2.0 (MEDIUM-1: a circle
+ * declares exactly one) name no default, and giving one breaks neither, so no draft module decides it.
+ */
+function mediumOf(named: 'conversation' | 'code' | undefined, wards: Wards) {
+  return named === 'code' ? codeMedium(wards) : conversationMedium;
 }
 
 /**
