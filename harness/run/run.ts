@@ -53,6 +53,8 @@ export interface CaseResult {
   reason?: string;
   /** Set when the case ran out of its time limit (as opposed to an adapter that threw). */
   timed_out?: boolean;
+  /** Set when every run missed the case's timing premise (the machine too slow for it): errored, incomplete, never a failure. */
+  premise_missed?: boolean;
   /** Runs of the case when a run missed its timing premise (harness/run/timing-premise.ts); the result is the last run's. */
   attempts?: number;
   /** Set when the case ran over another crystal transport than the run's: a wire-only case in a callback run (harness/plan). */
@@ -276,7 +278,7 @@ export async function runCase(loaded: LoadedCase, factory: AdapterFactory, descr
       if (attempt === 1) return result;
       if (premiseMissed === undefined) return { ...result, duration_ms, attempts: attempt };
       // Never reaching what the case is about says nothing about the rules: errored, with what was missed.
-      return { ...base(c, 'errored', duration_ms, `timing premise missed in all ${attempt} runs (scripted times up to ${PREMISE_TIME_FACTOR ** (attempt - 1)}x): ${premiseMissed}`), attempts: attempt };
+      return { ...base(c, 'errored', duration_ms, `timing premise missed in all ${attempt} runs (scripted times up to ${PREMISE_TIME_FACTOR ** (attempt - 1)}x): ${premiseMissed}`), attempts: attempt, premise_missed: true };
     }
   }
 }

@@ -5,6 +5,7 @@ import { CaseFileError, loadCaseText } from '../case-file/load.ts';
 import { describeAdapter, runCase, runSuite } from './run.ts';
 import { assertReportValid, buildReport } from '../report/report.ts';
 import { PREMISE_ATTEMPTS, withTimesScaled } from './timing-premise.ts';
+import { incompleteCase } from '../vitest/conformance.ts';
 
 /** LOOM-1 / LOOP-4 in miniature: the ward must fire while the second query is held. Times are small on purpose. */
 const caseText = (ward: number, hold: number, premise = '{ path: requests.parent, length: 2 }'): string => `format_version: 1
@@ -104,6 +105,9 @@ describe('timing premises (harness/run/timing-premise.ts)', () => {
     expect(result.status).toBe('errored');
     expect(result.attempts).toBe(PREMISE_ATTEMPTS);
     expect(result.failed_rules).toEqual([]);
+    // Flagged, so the vitest helper skips it as incomplete and the report says why without parsing words.
+    expect(result.premise_missed).toBe(true);
+    expect(incompleteCase(result, false)).toMatch(/^incomplete:/);
   });
 
   it('a premise met at once costs nothing: one run, no attempts recorded', async () => {

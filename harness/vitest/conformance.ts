@@ -247,12 +247,14 @@ export function propertyFailure(result: PropertyResult): ConformanceFailure {
 }
 
 /**
- * The skip note of a case that errored only by its time limit or an interruption, else undefined. Read
- * from the structured result (`timed_out`) and the test's own signal, never from the reason's words.
+ * The skip note of a case that errored only by its time limit, a timing premise missed in every run, or an
+ * interruption, else undefined. Read from the structured result (`timed_out`, `premise_missed`) and the
+ * test's own signal, never from the reason's words.
  */
 export function incompleteCase(result: CaseResult, interrupted: boolean): string | undefined {
-  if (result.status !== 'errored' || (result.timed_out !== true && !interrupted)) return undefined;
-  return `${INCOMPLETE_NOTE} case ${result.id} ${result.timed_out === true ? 'hit its time limit' : 'was interrupted'}: ${result.reason ?? 'no reason given'}`;
+  if (result.status !== 'errored' || (result.timed_out !== true && result.premise_missed !== true && !interrupted)) return undefined;
+  const what = result.timed_out === true ? 'hit its time limit' : result.premise_missed === true ? 'missed its timing premise in every run' : 'was interrupted';
+  return `${INCOMPLETE_NOTE} case ${result.id} ${what}: ${result.reason ?? 'no reason given'}`;
 }
 
 /** The skip note of a property that errored only by a time limit or an interruption (its `timed_out` / `interrupted`), else undefined. */
