@@ -12,10 +12,12 @@ import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 import type { CaseFile } from '../case-file/types.ts';
+import type { Adapter, CantripSetup, Host } from '../../schemas/adapter.ts';
 
 vi.mock('../../reference/drafts/done-call.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).doneCallWithDefect(await real()));
 vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childIdentityWithDefect(await real()));
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
+vi.mock('../../reference/circle/circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).circleWithDefect(await real()));
 
 const WRAPPERS = {
   'tool-results-reversed': withResultsReversed,
@@ -32,6 +34,8 @@ const CASES: Record<string, string[]> = {
   'COMP-10': ['comp10-child-without-identity-gets-a-generic-one'],
   'COMP-11': ['comp11-depth-zero-child-has-no-delegation-gates'],
   'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
+  // Not new, but its cases were CANTRIP-3's until 0.2.0: refused at construction, or done offered anyway.
+  'CIRCLE-1': ['circle1-circle-without-done-refused-or-given-done', 'circle1-done-removed-by-ward-refused-or-kept'],
 };
 const ALL = Object.values(CASES).flat();
 
@@ -43,6 +47,7 @@ const BREAKS: Record<Defect, string> = {
   'tool-results-reversed': 'LLM-7',
   'gate-results-not-returned': 'MEDIUM-2',
   'replay-fork-runs-gates-again': 'LOOM-13',
+  'circle-built-without-done': 'CIRCLE-1',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
@@ -78,6 +83,24 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
       for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, [rule]]);
     });
   }
+
+  it('CIRCLE-1: an implementation that builds a setup without done with done added anyway passes its cases as the refusing reference does', async () => {
+    // The other reading 0.2.0 on allows: the circle always offers done, whatever the setup left out or warded off.
+    const addsDone: AdapterFactory = async () => {
+      const inner = await reference();
+      return Object.assign(Object.create(inner) as Adapter, {
+        construct: (setup: CantripSetup, host: Host) => {
+          if (!setup.circle) return inner.construct(setup, host);
+          const { remove_gates: removed, ...wards } = setup.circle.wards;
+          const kept = (removed ?? []).filter((g) => g !== 'done');
+          const gates = setup.circle.gates.some((g) => g.name === 'done') ? setup.circle.gates : [...setup.circle.gates, { name: 'done' as const }];
+          return inner.construct({ ...setup, circle: { ...setup.circle, gates, wards: kept.length > 0 ? { ...wards, remove_gates: kept } : wards } }, host);
+        },
+      });
+    };
+    const suite = await runSuite(file, addsDone, { filter: CASES['CIRCLE-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+    expect(suite.cases.map((c) => [c.id, c.status, c.problems])).toEqual(CASES['CIRCLE-1']!.map((id) => [id, 'pass', []]));
+  });
 
   // PROD-8 is judged by the secret-kept-out ambient check on every case run over a wire (a key handed over).
   const WIRE_CASE = 'crystal2-overflow-on-the-wire-is-a-structured-failure';
