@@ -36,6 +36,8 @@ const CASES: Record<string, string[]> = {
   'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
   // Not new, but its cases were CANTRIP-3's until 0.2.0: refused at construction, or done offered anyway.
   'CIRCLE-1': ['circle1-circle-without-done-refused-or-given-done', 'circle1-done-removed-by-ward-refused-or-kept'],
+  // Not new either: a grandchild under its grandparent's cap (issue 22 item 4's grandchildren half).
+  'WARD-1': ['ward1-grandchild-held-to-its-grandparents-turn-cap'],
 };
 const ALL = Object.values(CASES).flat();
 
@@ -48,6 +50,7 @@ const BREAKS: Record<Defect, string> = {
   'gate-results-not-returned': 'MEDIUM-2',
   'replay-fork-runs-gates-again': 'LOOM-13',
   'circle-built-without-done': 'CIRCLE-1',
+  'grandchildren-compose-with-the-requested-cap': 'WARD-1',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
