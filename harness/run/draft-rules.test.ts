@@ -17,6 +17,7 @@ import type { Adapter, CantripSetup, Host } from '../../schemas/adapter.ts';
 vi.mock('../../reference/drafts/done-call.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).doneCallWithDefect(await real()));
 vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childIdentityWithDefect(await real()));
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
+vi.mock('../../reference/drafts/child-circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childCircleWithDefect(await real()));
 vi.mock('../../reference/circle/circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).circleWithDefect(await real()));
 
 const WRAPPERS = {
@@ -38,6 +39,8 @@ const CASES: Record<string, string[]> = {
   'CIRCLE-1': ['circle1-circle-without-done-refused-or-given-done', 'circle1-done-removed-by-ward-refused-or-kept'],
   // Not new either: a grandchild under its grandparent's cap (issue 22 item 4's grandchildren half).
   'WARD-1': ['ward1-grandchild-held-to-its-grandparents-turn-cap'],
+  // Reversed at 0.2.0 (MAY): a child may hold a gate its parent lacks (feature child-gates).
+  'COMP-1': ['comp1-child-asks-for-a-gate-its-parent-lacks'],
 };
 const ALL = Object.values(CASES).flat();
 
@@ -51,6 +54,7 @@ const BREAKS: Record<Defect, string> = {
   'replay-fork-runs-gates-again': 'LOOM-13',
   'circle-built-without-done': 'CIRCLE-1',
   'grandchildren-compose-with-the-requested-cap': 'WARD-1',
+  'child-gates-silently-dropped': 'COMP-1',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
@@ -103,6 +107,23 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
     };
     const suite = await runSuite(file, addsDone, { filter: CASES['CIRCLE-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
     expect(suite.cases.map((c) => [c.id, c.status, c.problems])).toEqual(CASES['CIRCLE-1']!.map((id) => [id, 'pass', []]));
+  });
+
+  it('COMP-1 (MAY): refusing the child that asks for a gate its parent lacks passes; refusing the setup is a skip with the reason', async () => {
+    const rewriting = (rewrite: (inner: Adapter, setup: CantripSetup, host: Host) => ReturnType<Adapter['construct']>): AdapterFactory => async () => {
+      const inner = await reference();
+      return Object.assign(Object.create(inner) as Adapter, { construct: (setup: CantripSetup, host: Host) => rewrite(inner, setup, host) });
+    };
+    const withoutChildGates = (setup: CantripSetup): CantripSetup =>
+      setup.circle ? { ...setup, circle: { ...setup.circle, gates: setup.circle.gates.map((g) => (g.name === 'call_entity' ? { name: 'call_entity' as const } : g)) } } : setup;
+    // The parent constrains its children to its own gates: the child asking for counter is refused before it runs.
+    const refusesTheChild = rewriting((inner, setup, host) => inner.construct(withoutChildGates(setup), host));
+    const refusesTheSetup = rewriting(async () => ({ ok: false, error: { code: 'unsupported', message: 'no gates for children here' } }));
+    const [child] = (await runSuite(file, refusesTheChild, { filter: CASES['COMP-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS })).cases;
+    expect([child?.status, child?.problems]).toEqual(['pass', []]);
+    const [setup] = (await runSuite(file, refusesTheSetup, { filter: CASES['COMP-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS })).cases;
+    expect(setup?.status).toBe('skipped');
+    expect(setup?.reason).toContain('not run: the implementation refused to construct');
   });
 
   // PROD-8 is judged by the secret-kept-out ambient check on every case run over a wire (a key handed over).
