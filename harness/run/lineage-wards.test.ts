@@ -45,6 +45,7 @@ const LATER_DRAFT_CHILD_LIMIT_CASES = [
   'ward1-child-limits-denied-gate-refused-compliant-child-runs',
   'ward1-child-limits-gate-off-the-allow-list-refused',
   'ward1-child-limits-batch-refuses-only-the-breaking-child',
+  'ward1-child-limits-hold-for-a-grandchild',
 ];
 /** The child-limit cases judged at 0.3.1: the rebuilt ones and the two that hold at every draft. */
 const CHILD_LIMIT_CASES_AT_031 = [...LATER_DRAFT_CHILD_LIMIT_CASES, 'child-limits-turn-cap-over-the-ceiling-refused', CEILING_WITHOUT_WARD];
