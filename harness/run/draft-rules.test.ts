@@ -3,7 +3,9 @@
  * (building each cantrip for the draft, issue 24's H5 work) passes every one, and each purpose-built
  * defect of fixtures/lineage/draft-rule-defects.ts fails exactly its rule's cases, on that rule alone,
  * and none of the other new cases. The module defects are installed with vi.mock, so this file runs
- * the reference in process only.
+ * the reference in process only. Besides the new rules, the cases that 0.2.0's changes made necessary
+ * are judged the same way: CIRCLE-1 without CANTRIP-3, COMP-1 reversed (a MAY), and WARD-1 two levels
+ * down (a grandchild's turn cap, and child limits a grandchild could escape once COMP-1 reversed).
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
