@@ -64,6 +64,9 @@ export const FEATURES = [
   'loom-during-cast',
   // PROD-6, PROD-7 (drafts 0.2.0 on): it can be run as an Agent Client Protocol agent over stdio ({@link Description.acp}).
   'acp',
+  // PROD-8 (drafts 0.2.0 on): a test gate built with a credential of its own ({@link GateSetup} `credential`),
+  // which the implementation treats as a secret and hands the gate with every call (`context.credential`).
+  'gate-credentials',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -106,8 +109,13 @@ export interface CrystalEndpoint {
   api_key: string;
 }
 
-/** The options of a `call_entity` request, under the names cases script them with (spec 5.1 plus `max_turns` and `gates`). */
-export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates'] as const;
+/**
+ * The options of a `call_entity` request, under the names cases script them with (spec 5.1 plus
+ * `max_turns` and `gates`). From 0.2.0 a request may name the child's `medium` (COMP-7), and
+ * `eval_timeout_ms` is a code child's evaluation deadline, a medium ward composed with the parent's
+ * (WARD-2); the spec sketches child wards as a `wards` list, so each ward has its own option here.
+ */
+export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates', 'medium', 'eval_timeout_ms'] as const;
 export type ChildOption = (typeof CHILD_OPTIONS)[number];
 
 /**
@@ -240,6 +248,14 @@ export type GateSetup =
       /** A harness-owned gate: the implementation registers it and forwards each call to `host.callGate`. */
       test: ToolDefinition;
       ephemeral?: boolean;
+      /**
+       * Feature `gate-credentials`: a secret this gate needs (an API token, say), a gate dependency bound
+       * when the circle is built (CIRCLE-10). The implementation treats it as a credential (PROD-8): it
+       * passes it back with every call of the gate (`context.credential` of {@link Host.callGate}) and
+       * keeps it out of the loom and its exports, the streamed events, the observations and the outcomes,
+       * even when the gate's reply repeats it. Random per run.
+       */
+      credential?: string;
     };
 
 /** Wards as a case configures them; every field is optional and absent means "no such ward". */
@@ -335,7 +351,13 @@ export interface CantripSetup {
   crystal?: CrystalSetup;
   call?: CallSetup;
   circle?: {
-    medium: 'conversation' | 'code';
+    /**
+     * Absent: the setup names no medium. At 0.3.1 the circle is then a conversation circle (MEDIUM-1:
+     * one medium, conversation by default); 0.1.0 and 0.2.0 give every circle one medium but name no
+     * default, so an implementation of those drafts may refuse such a circle. The harness sends no
+     * `medium` only in cases about that default, judged at 0.3.1.
+     */
+    medium?: 'conversation' | 'code';
     gates: GateSetup[];
     wards: WardSetup;
     /** Feature `verifier-wards`: checks on every gate call, in priority order (first listed runs first). */
@@ -387,10 +409,19 @@ export interface StreamEvent {
   data: unknown;
 }
 
+/** Who calls a test gate, and with what (schemas/adapter.ts, {@link Host.callGate}). */
+export interface GateCallContext {
+  entity_id: string;
+  tool_call_id: string;
+  /** Feature `gate-credentials`: the credential the gate was built with ({@link GateSetup}), passed back on every call. */
+  credential?: string;
+}
+
 /** Callbacks into the harness, given to `construct`. */
 export interface Host {
   queryCrystal(crystal: string, request: CrystalRequest): Promise<CrystalReply>;
-  callGate(gate: string, args: unknown, context: { entity_id: string; tool_call_id: string }): Promise<GateReply>;
+  /** `context.credential`: the gate's own credential, when the setup gave it one (feature `gate-credentials`). */
+  callGate(gate: string, args: unknown, context: GateCallContext): Promise<GateReply>;
   /** Retry backoff waits go through here, so the harness can see them without really waiting (PROD-2). */
   sleep(ms: number): Promise<void>;
   /**

@@ -105,6 +105,8 @@ export class DraftRegistryError extends Error {
 const registryDirs = new WeakMap<DraftRegistry, string>();
 /** Catalogs already loaded, per registry and version. */
 const catalogCache = new WeakMap<DraftRegistry, Map<string, DraftCatalog>>();
+/** Each draft's rule ids with their place in its catalog, for {@link byRuleOrder}. */
+const orderCache = new WeakMap<DraftRegistry, Map<string, Map<string, number>>>();
 let packaged: DraftRegistry | undefined;
 
 /**
@@ -195,6 +197,20 @@ export function draftRule(id: string, version: string, registry: DraftRegistry =
   return rule;
 }
 
+/**
+ * A comparator that puts rule ids in the order a draft's catalog lists them (chapter by chapter), so a
+ * report judged at 0.3.1 lists LLM-4 where the catalog has it rather than after every 0.1.0 id. Ids the
+ * draft does not have come last, by name.
+ */
+export function byRuleOrder(version: string, registry: DraftRegistry = loadDraftRegistry()): (a: string, b: string) => number {
+  const version_ = draftOf(version, registry).version;
+  let byVersion = orderCache.get(registry);
+  if (!byVersion) orderCache.set(registry, (byVersion = new Map()));
+  let order = byVersion.get(version_);
+  if (!order) byVersion.set(version_, (order = new Map(catalogOf(version_, registry).rules.map((r, i) => [r.id, i]))));
+  const place = order;
+  return (a, b) => (place.get(a) ?? Number.MAX_SAFE_INTEGER) - (place.get(b) ?? Number.MAX_SAFE_INTEGER) || a.localeCompare(b);
+}
 /**
  * Maps a rule id of draft `from` to its counterpart's id in draft `to` (either direction), e.g.
  * `CRYSTAL-4` at 0.1.0 to `LLM-4` at 0.3.1. Undefined when the other draft has no counterpart (the rule

@@ -47,7 +47,14 @@ export class Channel {
       handlers: {
         'host.queryCrystal': async (p) => this.inSession(this.hostFor('host.queryCrystal').queryCrystal(p.crystal as string, p.request as unknown as CrystalRequest)),
         'host.callGate': async (p) =>
-          this.inSession(this.hostFor('host.callGate').callGate(p.gate as string, p.args, { entity_id: p.entity_id as string, tool_call_id: p.tool_call_id as string })),
+          this.inSession(
+            this.hostFor('host.callGate').callGate(p.gate as string, p.args, {
+              entity_id: p.entity_id as string,
+              tool_call_id: p.tool_call_id as string,
+              // Feature gate-credentials: the gate's credential, passed back as the implementation got it.
+              ...(typeof p.credential === 'string' && { credential: p.credential }),
+            }),
+          ),
         'host.sleep': async (p) => {
           await this.inSession(this.hostFor('host.sleep').sleep(p.ms as number));
           return {};

@@ -50,7 +50,8 @@ describe('an implementation that answers every request late', () => {
     const suite = await runLatePeer(['ok', 'ok', 'ok', 'ok'], { silenceMs: 60_000 }, 300);
     const [first, , , last] = suite.cases;
     expect(first?.timed_out).toBe(true);
-    expect(first?.reason).toMatch(/^case ok-0 did not finish within 300 ms; still waiting for the implementation's answer to 'construct' \(sent \d+ ms earlier\)$/);
+    // On a loaded machine the limit is stretched and says so (harness/values/machine-load.ts).
+    expect(first?.reason).toMatch(/^case ok-0( \(its 300 ms limit stretched x[\d.]+ for the machine's load\))? did not finish within \d+ ms; still waiting for the implementation's answer to 'construct' \(sent \d+ ms earlier\)$/);
     expect(last?.reason).toContain(NOT_RUN);
   }, hangBound(120_000));
 });

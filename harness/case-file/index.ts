@@ -8,4 +8,5 @@ export type { Action, Case, CaseCall, CaseCrystal, CaseFile, CaseGate, CaseGateO
 export { PathError, parsePath } from './path-syntax.ts';
 export type { LoomHelper, Segment } from './path-syntax.ts';
 export { setupNeeds, withSetupNeeds } from './setup-needs.ts';
+export { CREDENTIAL_PLACEHOLDER } from './credential-checks.ts';
 export { delegatedIntents, scriptSteps } from './script-steps.ts';

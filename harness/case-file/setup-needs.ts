@@ -36,6 +36,8 @@ export function setupNeeds(c: Case): Feature[] {
     }
     if (FILE_GATES.has(gate.name)) needs.add(gate.overlay === true || gate.name === 'write' || gate.name === 'delete' ? 'overlay-file-gates' : 'file-gates');
     if (gate.ephemeral === true) needs.add('ephemeral-gates');
+    // PROD-8: a gate built with a credential of its own, which the implementation must know is a secret.
+    if (gate.credential === true) needs.add('gate-credentials');
   }
   if (s.folding !== undefined) needs.add('folding');
   if (s.expose_loom === true) needs.add('loom-exposure');

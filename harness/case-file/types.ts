@@ -36,6 +36,11 @@ export interface CaseGateObject {
   /** Test gates: real ms the gate waits before answering as its kind (at most 2000). */
   delay_ms?: number;
   ephemeral?: boolean;
+  /**
+   * Test gates only (feature gate-credentials, PROD-8): the gate is built with a credential, a marker
+   * random per run; `{credential}` in its `error_message` or its fixed `result` stands for it.
+   */
+  credential?: true;
 }
 export type CaseGate = string | CaseGateObject;
 
@@ -43,7 +48,8 @@ export interface CaseSetup {
   crystal?: string;
   call?: CaseCall;
   circle?: {
-    medium: 'conversation' | 'code';
+    /** Absent: the implementation receives no medium (MEDIUM-1 at 0.3.1: conversation by default). */
+    medium?: 'conversation' | 'code';
     gates: CaseGate[];
     wards?: WardSetup;
     /** Feature `verifier-wards`: passed on unchanged. */

@@ -16,7 +16,10 @@
  *   reading of the cap (per cast, per entity) cuts it off there or sooner.
  * - **CANTRIP-2, ENTITY-2**: a cast came back with the entity an earlier cast, invocation or fork
  *   produced: every cast yields an entity of its own, with an id no other shares.
- * - **ENTITY-1**: the loom holds more entities than the actions produced plus the children there can be:
+ * - **ENTITY-1**: the loom holds a turn, under an entity no action produced, that can only record the reply
+ *   to a request an action's own entity made (harness/drive/answered-queries.ts): not a child's, whose
+ *   requests are filed under the children's lanes. Or it holds more entities than the actions produced
+ *   plus the children there can be:
  *   no more than the crystals' replies asked for (each `call_entity` one, each `call_entity_batch` entry
  *   one), and no more than the queries a children's crystal or lane received (a child with a turn
  *   queried at least once). Some entity then came from neither a cast nor an invocation. Not judged on a
@@ -28,6 +31,7 @@ import type { CrystalResponse, ToolCall } from '../../schemas/records.ts';
 import type { DriveState } from './drive-state.ts';
 import { UNPLACED_LANE, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
 import type { ActionTrace } from './run-record.ts';
+import { turnOfAnActionsQuery } from './answered-queries.ts';
 
 /** Verbs that run an entity and come back with its outcome. */
 const RUNS_AN_ENTITY = new Set(['cast', 'send', 'fork']);
@@ -96,7 +100,18 @@ function reusedEntityFault(state: DriveState, trace: ActionTrace): CrystalFault 
 function strayEntityFault(state: DriveState): CrystalFault | undefined {
   if (state.prepared.setup.circle?.medium !== 'conversation' || state.faults.some((f) => f.rules?.includes('ENTITY-1'))) return undefined;
   const produced = new Set<string>([...Object.values(state.record.entities), ...[...state.actions.values()].flatMap((t) => (t.entity === undefined ? [] : [t.entity]))]);
-  const others = new Set(state.record.loom.turns.filter((t) => t.role === 'crystal' && t.entity_id !== null && !produced.has(t.entity_id)).map((t) => t.entity_id as string));
+  const strays = state.record.loom.turns.filter((t) => t.role === 'crystal' && t.entity_id !== null && !produced.has(t.entity_id));
+  const others = new Set(strays.map((t) => t.entity_id as string));
+  // A turn that can only record the reply to an action's own entity, under an entity no action produced:
+  // certain whatever the children did (one that failed before storing a turn leaves the count below no wiser).
+  const placed = turnOfAnActionsQuery(strays, state.crystals.queries, (lane) => state.crystals.childCrystal(lane));
+  if (placed) {
+    return {
+      kind: 'fail',
+      message: `loom turn ${placed.turn.id} records the reply to a request of '${placed.query.lane}', which only the actions' own entities query, but names entity ${String(placed.turn.entity_id)}, which no action produced: an entity came from neither a cast nor an invocation`,
+      rules: ['ENTITY-1'],
+    };
+  }
   let delegated = 0;
   for (const q of state.crystals.queries) {
     const r = served(q);

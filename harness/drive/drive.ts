@@ -22,6 +22,7 @@ import { NotRun } from './refused-setup.ts';
 import { EntityLanes } from './entity-lanes.ts';
 import { TestGates } from './test-gates.ts';
 import { wireOf, wireWaits, type Wire } from './wire.ts';
+import { credentialRecord, credentialUnused } from './credential-search.ts';
 
 export interface DriveResult {
   record: RunRecord;
@@ -83,14 +84,19 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
     const crystals = new MockCrystals(c.crystals ?? {}, description, waits.wait, watch, new EntityLanes(c));
     const wire = await serve(crystals);
     if (wire) prepared.setup.crystal_endpoints = wire.endpoints;
-    const gates = new TestGates(prepared.testGates, now, async (ms) => {
-      const ended = watch.noteWait(ms);
-      try {
-        await waits.wait(ms);
-      } finally {
-        ended();
-      }
-    });
+    const gates = new TestGates(
+      prepared.testGates,
+      now,
+      async (ms) => {
+        const ended = watch.noteWait(ms);
+        try {
+          await waits.wait(ms);
+        } finally {
+          ended();
+        }
+      },
+      prepared.credential,
+    );
     // bounded-events: the harness as the event consumer, and how far the implementation runs ahead of it.
     const consumer = new EventConsumer(c.setup.consumer, c.setup.event_buffer ?? description.event_buffer ?? null, realWait);
     const state = new DriveState({ case: c, adapter, description, prepared, crystals, gates, consumer, wire, ...(closers && { closers }) });
@@ -141,6 +147,12 @@ async function finish(state: DriveState): Promise<DriveResult> {
   if (wire) {
     record.wire_problems = wire.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, crystal: e.crystal ?? null, ...p })));
     record.wire_waits = wireWaits(wire.server);
+  }
+  if (state.prepared.credential) {
+    // PROD-8: where the gate's credential showed; a case whose cast never used it shows nothing (skipped).
+    record.credential = credentialRecord(record, state.prepared.credential, gates.log);
+    const unused = credentialUnused(record.credential);
+    if (unused !== undefined) state.faults.push({ kind: 'skip', message: unused });
   }
   const faults = [...crystals.faults, ...state.faults];
   if (state.misrouted) faults.unshift({ kind: 'error', message: state.misrouted });

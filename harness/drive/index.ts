@@ -6,3 +6,5 @@ export { DEFAULT_USAGE, MockCrystals, firstUserText } from './mock-crystal.ts';
 export { OutcomeWatch, watchedCase } from './outcome-watch.ts';
 export { scriptsAWait } from './scripted-waits.ts';
 export { prepareSetup } from './setup.ts';
+export { SEARCHED, whereCredentialShows } from './credential-search.ts';
+export type { CredentialRecord, GateCredential } from './gate-credential.ts';

@@ -10,6 +10,7 @@ import type { GateCallLog } from './test-gates.ts';
 import type { WireProblem } from '../crystal-server/index.ts';
 import type { CaseFile } from './case-files.ts';
 import type { BackpressureRecord } from './event-consumer.ts';
+import type { CredentialRecord } from './gate-credential.ts';
 import { emptyAcpRecord, type AcpPromptRecord, type AcpRecord, type AcpSessionRecord } from './acp-record.ts';
 
 export interface RunRecord {
@@ -57,6 +58,8 @@ export interface RunRecord {
   acp: AcpRecord;
   acp_sessions: Record<string, AcpSessionRecord>;
   acp_prompts: Record<string, AcpPromptRecord>;
+  /** Feature gate-credentials (PROD-8): when a gate was built with a credential, which calls carried it and where it showed. */
+  credential?: CredentialRecord;
 }
 
 /** What one action did, as the runner saw it. */

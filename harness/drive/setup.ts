@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { CantripSetup, GateSetup } from '../../schemas/adapter.ts';
 import { scriptSteps, type CaseCall, type CaseGateObject, type LoadedCase, type TestGateKind } from '../case-file/index.ts';
 import { testGateDefinition, testGateKind } from './test-gates.ts';
+import { makeGateCredential, type GateCredential } from './gate-credential.ts';
 import { catalogOf } from '../../spec/drafts.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface PreparedSetup {
   promptsByCrystal: Map<string, Set<string | null>>;
   /** Crystals that child entities use (the intent-first invariant is skipped for them). */
   childCrystals: Set<string>;
+  /** Feature gate-credentials (PROD-8): the run's credential, when a gate is built with one; random per run. */
+  credential?: GateCredential;
 }
 
 /** `filesDir`: where the case's files were written; file gates' roots are resolved against it. */
@@ -56,12 +59,18 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   for (const action of c.act) if ('construct' in action && action.construct.crystal !== undefined) addPrompt(action.construct.crystal, s.call);
   // So does a fork continued on another crystal (CALL-4: both branches share the call).
   for (const action of c.act) if ('fork' in action && action.fork.crystal !== undefined) addPrompt(action.fork.crystal, s.call);
+  const credential = (s.circle?.gates ?? []).some((g) => typeof g === 'object' && g.credential === true) ? makeGateCredential() : undefined;
   /** A test gate as the adapter gets it; the harness answers its calls (drive/test-gates.ts). */
   const testGateSetup = (gate: CaseGateObject): GateSetup | undefined => {
     const kind = testGateKind(gate);
     if (!kind) return undefined;
     testGates.set(gate.name, { ...gate, kind });
-    return { name: gate.name, test: testGateDefinition(gate.name, kind, gate.parameters), ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }) };
+    return {
+      name: gate.name,
+      test: testGateDefinition(gate.name, kind, gate.parameters),
+      ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }),
+      ...(gate.credential === true && credential && { credential: credential.value }),
+    };
   };
   if (s.circle) {
     const gates: GateSetup[] = s.circle.gates.map((g) => {
@@ -92,7 +101,8 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
       // Feature done-parameters: done presented with the argument schema the case declares.
       return { name: 'done', ...(gate.parameters !== undefined && { parameters: structuredClone(gate.parameters) }) };
     });
-    setup.circle = { medium: s.circle.medium, gates, wards: structuredClone(s.circle.wards ?? {}) };
+    // A case without a medium sends none: the implementation's default is what it is about (MEDIUM-1).
+    setup.circle = { ...(s.circle.medium !== undefined && { medium: s.circle.medium }), gates, wards: structuredClone(s.circle.wards ?? {}) };
     if (s.circle.verifiers !== undefined) setup.circle.verifiers = structuredClone(s.circle.verifiers);
     if (s.circle.child_limits !== undefined) setup.circle.child_limits = structuredClone(s.circle.child_limits);
   }
@@ -111,5 +121,5 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
   if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
   if (s.event_buffer !== undefined) setup.event_buffer = s.event_buffer;
-  return { setup, testGates, promptsByCrystal, childCrystals };
+  return { setup, testGates, promptsByCrystal, childCrystals, ...(credential && { credential }) };
 }

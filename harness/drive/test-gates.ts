@@ -3,10 +3,11 @@
  * tool definitions below and forward each call to `host.callGate`; every call is logged with its
  * timing so cases can check order and blocking (CIRCLE-3, CIRCLE-7, COMP-2, COMP-3).
  */
-import type { GateReply } from '../../schemas/adapter.ts';
+import type { GateCallContext, GateReply } from '../../schemas/adapter.ts';
 import type { ToolDefinition } from '../../schemas/records.ts';
 import type { CaseGateObject, TestGateKind } from '../case-file/index.ts';
 import { jsonCopy } from '../values/index.ts';
+import { checkCarried, refusedForCredential, withCredential, type GateCredential } from './gate-credential.ts';
 
 export const TEST_GATE_KINDS: readonly TestGateKind[] = ['echo', 'fail', 'delay', 'counter', 'fixed'];
 /** Kinds a gate gets by its name alone; `fixed` needs `behaves_as` and a `result`. */
@@ -51,6 +52,8 @@ export interface GateCallLog {
   tool_call_id: string;
   args: unknown;
   reply?: GateReply;
+  /** A gate built with a credential (feature gate-credentials): whether this call carried it. */
+  credential?: 'carried' | 'missing' | 'wrong';
   started_ms: number;
   ended_ms?: number;
 }
@@ -63,16 +66,28 @@ export class TestGates {
     private readonly gates: Map<string, CaseGateObject & { kind: TestGateKind }>,
     private readonly now: () => number,
     private readonly wait: (ms: number) => Promise<void>,
+    /** The run's credential, for the gates built with one (`credential: true`). */
+    private readonly credential?: GateCredential,
   ) {}
 
   /** The body of `host.callGate`. */
-  async call(gate: string, args: unknown, context: { entity_id: string; tool_call_id: string }): Promise<GateReply> {
+  async call(gate: string, args: unknown, context: GateCallContext): Promise<GateReply> {
     const entry: GateCallLog = { index: this.log.length, gate, entity_id: context.entity_id, tool_call_id: context.tool_call_id, args: jsonCopy(args), started_ms: this.now() };
     this.log.push(entry);
+    // PROD-8: a gate built with a credential refuses a call that does not carry it, as a real one would.
+    const secret = this.gates.get(gate)?.credential === true ? this.credential : undefined;
+    if (secret) entry.credential = checkCarried(secret, context);
+    if (entry.credential === 'missing' || entry.credential === 'wrong') {
+      entry.reply = refusedForCredential(entry.credential);
+      entry.ended_ms = this.now();
+      return entry.reply;
+    }
     // A slow gate (`delay_ms`): waits, then answers as its kind (bounded like the delay gate).
     const slow = this.gates.get(gate)?.delay_ms;
     if (slow !== undefined) await this.wait(Math.min(slow, MAX_GATE_DELAY_MS));
-    const reply = await this.behave(gate, args);
+    const answer = await this.behave(gate, args);
+    // A reply that says `{credential}` repeats the secret it was called with.
+    const reply = secret ? withCredential(answer, secret) : answer;
     entry.reply = reply;
     entry.ended_ms = this.now();
     return reply;

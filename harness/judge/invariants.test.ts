@@ -93,3 +93,81 @@ describe('ambient invariants', () => {
     expect(r.failedRules).toEqual([]);
   });
 });
+
+// A child whose crystal fails before it stores a turn, on the parent's crystal scripted per entity: a
+// child may legitimately account for one entity the actions did not produce.
+const FAILED_CHILD = loadCaseText(`format_version: 1
+spec_version: 0.1.0-draft
+cases:
+  - id: failed-child
+    rules: [COMP-8]
+    level: MUST
+    requires: [composition]
+    description: a child whose crystal fails, then the parent's done
+    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, call_entity], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: call_entity, args: { intent: "doomed-child" } }]
+          - tool_calls: [{ gate: done, args: { answer: survived } }]
+        by_entity:
+          child: { script: [{ error: { status: 400 } }] }
+    act: [{ cast: { intent: "Survive a child", as: first } }]
+    expect: [{ path: outcomes.first.result, equals: survived }]
+`).cases[0]!;
+
+/** A miniature whose loom() answer is rewritten once the cast is over (both of the parent's crystal turns are stored). */
+class TamperedLoom extends Miniature {
+  constructor(private readonly tamper: (turns: Turn[]) => Turn[]) {
+    super();
+  }
+  override async loom(): Promise<Result<{ turns: Turn[] }>> {
+    const result = await super.loom();
+    if (!result.ok || result.value.turns.filter((t) => t.role === 'crystal').length < 2) return result;
+    return { ok: true, value: { turns: this.tamper(result.value.turns) } };
+  }
+}
+
+async function failedChildWith(tamper: (turns: Turn[]) => Turn[]) {
+  const result = await runCase(FAILED_CHILD, () => new TamperedLoom(tamper), await new Miniature().describe());
+  if (result.status === 'errored') throw new Error(result.reason);
+  return { status: result.status, failedRules: result.failed_rules, terminalState: result.invariants.find((i) => i.id === 'terminal-state')?.status };
+}
+
+/** The parent's last crystal turn, the one that records its done. */
+const lastCrystal = (turns: Turn[]): Turn => turns.filter((t) => t.role === 'crystal').at(-1)!;
+
+describe('terminal-state beside a stray entity (ENTITY-1, not LOOM-7)', () => {
+  it('untouched, the case passes and the cast\'s last turn is judged terminated', async () => {
+    expect(await failedChildWith((turns) => turns)).toEqual({ status: 'pass', failedRules: [], terminalState: 'pass' });
+  });
+
+  it('a turn stored for the child\'s failed query (as the reference does) is a child of its own, not a stray entity', async () => {
+    const r = await failedChildWith((turns) => {
+      const spawning = turns.filter((t) => t.role === 'crystal')[0]!;
+      const failed: Turn = { ...structuredClone(spawning), id: 'child-turn', parent_id: spawning.id, entity_id: 'child-entity', sequence: 1, utterance: '', observation: '', gate_calls: [], terminated: false, truncated: false };
+      return [...turns, failed];
+    });
+    expect(r).toEqual({ status: 'pass', failedRules: [], terminalState: 'pass' });
+  });
+
+  it('the parent\'s done kept under an entity nobody produced is ENTITY-1, and terminal-state is not judged on it', async () => {
+    // The count of entities cannot tell it from the failed child; the reply the turn records can (harness/drive/answered-queries.ts).
+    const r = await failedChildWith((turns) => {
+      lastCrystal(turns).entity_id = 'stray-entity';
+      return turns;
+    });
+    expect(r).toEqual({ status: 'fail', failedRules: ['ENTITY-1'], terminalState: 'skipped' });
+  });
+
+  it('found the same way when the loom keeps no call ids and results as the text the entity saw', async () => {
+    const r = await failedChildWith((turns) => {
+      const last = lastCrystal(turns);
+      last.entity_id = 'stray-entity';
+      last.gate_calls = last.gate_calls.map(({ gate, arguments: args, ok }) => ({ gate, arguments: args, ok, result: 'survived' })) as Turn['gate_calls'];
+      return turns;
+    });
+    expect(r.failedRules).toEqual(['ENTITY-1']);
+    expect(r.terminalState).toBe('skipped');
+  });
+});

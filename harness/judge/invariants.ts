@@ -9,7 +9,7 @@ import { rulesForProblems, schemaCause } from './schema-rules.ts';
 import { scriptSteps, type LoadedCase } from '../case-file/index.ts';
 import type { DriveResult } from '../drive/index.ts';
 import { firstUserText } from '../drive/index.ts';
-import { catalogOf } from '../../spec/drafts.ts';
+import { secretKeptOut } from './secret-kept-out.ts';
 import { hasTextRecords, recordContractProblems, TEXT_RECORD_RULE, TEXT_RECORD_SCHEMA, TEXT_RECORDS_SINCE } from './records-per-draft.ts';
 
 export interface InvariantResult {
@@ -88,30 +88,6 @@ const gateRecordContract: Check = (c, d) => {
   const first = found[0]!;
   const detail = `loom turn [${first.turnIndex}] (${first.turn}), gate_calls[${first.recordIndex}] is not a ${TEXT_RECORDS_SINCE} gate call record:\n${formatProblems(first.problems)}${found.length > 1 ? `\n(and ${found.length - 1} more record(s))` : ''}`;
   return schemaFailure(TEXT_RECORD_SCHEMA, found.flatMap((f) => f.problems), detail, [TEXT_RECORD_RULE]);
-};
-
-/**
- * PROD-8 (0.2.0 and 0.3.1): the credentials the kit hands the implementation (the API key of each
- * crystal endpoint, over a wire transport) never show in what it exports or shows: the loom, the
- * streamed events, the cast outcomes and failures, and the observations it sends its LLM (tool
- * messages). Logs it writes elsewhere are out of the kit's sight. Judged only where the draft has
- * PROD-8 and a key was handed over.
- */
-const secretKeptOut: Check = (c, d) => {
-  const draft = c.judged_draft ?? '0.1.0';
-  if (!catalogOf(draft).rules.some((r) => r.id === 'PROD-8')) return skip(`draft ${draft} has no rule about secrets (PROD-8)`);
-  const keys = Object.values(d.prepared.setup.crystal_endpoints ?? {}).flatMap((e) => (e.api_key ? [e.api_key] : []));
-  if (keys.length === 0) return skip('no credential was handed to the implementation (crystals reached by callback)');
-  const observations = Object.values(d.record.requests).flatMap((requests) => requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool')));
-  const places: [string, unknown][] = [
-    ['the loom', d.record.loom.turns],
-    ['the streamed events', d.record.events],
-    ['the cast outcomes', d.record.outcomes],
-    ['the reported failures', [d.record.failures, d.record.errors]],
-    ['the observations sent to the LLM', observations],
-  ];
-  const leaked = places.filter(([, value]) => keys.some((key) => JSON.stringify(value ?? null).includes(key))).map(([where]) => where);
-  return leaked.length === 0 ? pass : { ...fail(`the API key of a crystal endpoint shows in ${leaked.join(', ')}`), cause: leaked.map((where) => `credential in ${where}`).join('\n') };
 };
 
 /** CRYSTAL-4: every request the implementation sent validates against schemas/crystal-request. */

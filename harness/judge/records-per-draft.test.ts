@@ -4,7 +4,7 @@
  * through a view; a 0.1.0 loom is never held to the later contract, nor read through the view.
  */
 import { describe, it, expect } from 'vitest';
-import type { Description, Result } from '../../schemas/adapter.ts';
+import type { CantripSetup, Description, Host, Result } from '../../schemas/adapter.ts';
 import type { Turn } from '../../schemas/records.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseText } from '../case-file/load.ts';
@@ -40,13 +40,18 @@ function asText(record: Record<string, unknown>): Record<string, unknown> {
   return { gate_name: record.gate, arguments: JSON.stringify(record.arguments ?? {}), result: ok ? JSON.stringify(record.result ?? '') : (error?.message ?? ''), is_error: !ok, stdout: '' };
 }
 
-/** A miniature that declares `drafts` and keeps its loom's records in the given shape. */
+/** A miniature that declares `drafts` and keeps its loom's records in the given shape (text records are its own from 0.2.0). */
 class Drafted extends Miniature {
   constructor(private readonly drafts: string[], private readonly shape: Shape) {
     super();
   }
   override async describe(): Promise<Description> {
     return { ...(await super.describe()), drafts: this.drafts };
+  }
+  /** The miniature keeps each draft's own records; a 'seed' loom keeps the 0.1.0 record at every draft. */
+  override async construct(setup: CantripSetup, host: Host): Promise<Result<{ cantrip: string }>> {
+    const { draft: _judged, ...seed } = setup;
+    return super.construct(this.shape === 'seed' ? seed : setup, host);
   }
   override async loom(): Promise<Result<{ turns: Turn[] }>> {
     const result = await super.loom();

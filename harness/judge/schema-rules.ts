@@ -13,7 +13,7 @@
  * and the inner failure already says what is wrong. They attribute nothing unless nothing else failed.
  */
 import type { SchemaProblem } from '../../schemas/loader.ts';
-import { RULE_IDS } from '../../spec/catalog.ts';
+import { byRuleOrder } from '../../spec/drafts.ts';
 
 /** What one problem is attributed to. */
 export interface Attribution {
@@ -237,8 +237,8 @@ function matches(pattern: string, pointer: string[]): boolean {
   return rest !== undefined && rest.length === 0;
 }
 
-const ORDER = new Map<string, number>(RULE_IDS.map((id, i) => [id, i]));
-const byCatalog = (a: string, b: string): number => (ORDER.get(a) ?? 1e9) - (ORDER.get(b) ?? 1e9) || a.localeCompare(b);
+// The attribution table names the kit's own ids, those of the seed draft; reports translate them later.
+const byCatalog = byRuleOrder('0.1.0');
 
 function attribute(schema: string, pointer: string[], keyword: string): Attribution {
   const table = TABLES[schema];

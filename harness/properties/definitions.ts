@@ -218,8 +218,11 @@ const gateRecords: PropertyDefinition = {
           // one is CIRCLE-5's, so the `ok` of a failing gate is left to the second check.
           // The stored record need not carry the call's id (issue 21, docs/OPEN-CHOICES.md choice 22): the
           // position in call order is what links it here, and the requests link results to calls by id.
-          const entries = turn.records.map(({ ok, tool_call_id: _id, ...r }) => (ok ? { ...r, ok } : r));
-          const order = turn.allCallsRun ? [x(at, { like: entries })] : entries.map((r, j) => x(`${at}[${j}]`, { like: r }));
+          // A result is compared as the entity saw it (`seen_as`): a record may keep the text shown, and
+          // at 0.2.0+ a text record's plain "0" reads back as 0 (docs/OPEN-CHOICES.md, choice 22).
+          const entries = turn.records.map(({ ok, tool_call_id: _id, result: _result, ...r }) => (ok ? { ...r, ok } : r));
+          const results = turn.records.flatMap((r, j) => (r.ok && r.result !== undefined ? [x(`${at}[${j}].result`, { seen_as: r.result })] : []));
+          const order = [...(turn.allCallsRun ? [x(at, { like: entries })] : entries.map((r, j) => x(`${at}[${j}]`, { like: r }))), ...results];
           const failures = turn.records.flatMap((r, j) => (r.ok ? [] : [x(`${at}[${j}].ok`, { equals: false })]));
           return [...tagged(['CIRCLE-7'], ...order), ...tagged(['CIRCLE-5'], ...failures)];
         }),

@@ -5,7 +5,7 @@ import type { Adapter, Description } from '../../schemas/adapter.ts';
 import { DEFECTS, Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { describeAdapter, type AdapterFactory } from '../run/run.ts';
 import { byId, expectCaughtAndReproduced, miniature } from './test-support.ts';
-import { ALL_PROPERTY_IDS, runProperties, type PropertyResult } from './run-properties.ts';
+import { ALL_PROPERTY_IDS, DEFAULT_PROPERTY_CASE_TIMEOUT_MS, runProperties, type PropertyResult } from './run-properties.ts';
 import { hangBound } from '../testing/hang-bound.ts';
 
 const SEED = 20240611;
@@ -63,7 +63,9 @@ describe('properties against the reference (through its adapter only)', () => {
   let results: PropertyResult[];
   beforeAll(async () => {
     reference = await referenceAtSeedDraft();
-    results = await runProperties(reference, await describeAdapter(reference), { draft: '0.1.0', seed: SEED, runs: RUNS });
+    // Each scenario's limit stretches with the machine's load, as the test's own bound does: with the fixed
+    // 5 s this test failed once at load 30 on 2 cores and passed alone, and no verdict may depend on speed.
+    results = await runProperties(reference, await describeAdapter(reference), { draft: '0.1.0', seed: SEED, runs: RUNS, caseTimeoutMs: hangBound(DEFAULT_PROPERTY_CASE_TIMEOUT_MS) });
     // A bound for a busy machine, not a measure: idle this takes a few seconds.
   }, hangBound(180_000));
 
@@ -124,14 +126,14 @@ describe('property statuses other than pass and fail', () => {
     expect(result?.failed_rules).toEqual([]);
   });
 
-  it('an adapter that hangs errors the property after one case time limit, without shrinking the hang', async () => {
+  it('an adapter that hangs errors the property after one case time limit, as timed_out with no counterexample (a hang checked nothing, so it is never shrunk)', async () => {
     // Every action hangs, so whichever scenario comes first ends in a timeout, however loaded the machine is.
     const hang = () => new Promise<never>(() => undefined);
     const factory: AdapterFactory = () => Object.assign(Object.create(new Miniature()) as Adapter, { cast: hang, invoke: hang, send: hang, fork: hang });
     const [result] = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: 10, filter: ['done-ends-the-cast'], caseTimeoutMs: 30 });
-    expect(result?.status).toBe('errored');
-    expect(result?.counterexample?.shrinks).toBe(0);
-    expect(result?.counterexample?.steps).toBeGreaterThanOrEqual(1);
+    expect(result).toMatchObject({ status: 'errored', timed_out: true, failed_rules: [] });
+    expect(result?.counterexample).toBeUndefined();
+    expect(result?.runs).toBeGreaterThanOrEqual(1);
   });
 
   it('a filter selects properties by id, rule or rule family', async () => {

@@ -76,6 +76,13 @@ export interface PropertyResult {
   reason?: string;
   /** The run was interrupted while the property ran or before it started: errored, never shrunk, no counterexample. */
   interrupted?: true;
+  /**
+   * Errored because a time limit ran out before any scenario failed: a generated scenario outlasted its
+   * limit (`caseTimeoutMs`; the reason says which and, when the adapter says so, what it still waited
+   * for), or the property's own time budget ended. Like an interruption it checked nothing to the end:
+   * no counterexample, no broken rule, never shrunk. A run with one is incomplete, not failed.
+   */
+  timed_out?: true;
   /** Rules the counterexample shows broken: those its failed checks speak for, and an invariant's when one failed. */
   failed_rules: string[];
   counterexample?: Counterexample;
@@ -317,9 +324,13 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
 
 async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefinition<P>, runner: ScenarioRunner<P>, arbitrary: fc.Arbitrary<S>, seed: number, runs: number, draft: string, signal?: AbortSignal): Promise<PropertyResult> {
   const started = performance.now();
-  // After one scenario runs out of time, every other is discarded: shrinking a hang would cost a
-  // time limit per attempt, so the first hung scenario is the counterexample.
+  // After one scenario runs out of time, every other is discarded: shrinking a hang would cost a time
+  // limit per attempt. A scenario that ran out of time checked nothing, so it is never a counterexample:
+  // before any failure it makes the property errored by its time limit (`timedOut`); while a failure is
+  // being shrunk it is discarded, and the smallest failure found so far stays the counterexample.
   let hung = false;
+  let failureFound = false;
+  let timedOut: Evaluation | undefined;
   // Why scenarios were discarded, so a property no scenario reached says what kept it away.
   const discards = new Map<string, number>();
   const discard = (why: string): void => {
@@ -337,7 +348,13 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
       fc.pre(!signal?.aborted);
       if (evaluation.status === 'inconclusive') discard(evaluation.reason ?? 'inconclusive');
       fc.pre(evaluation.status !== 'inconclusive');
-      if (evaluation.timedOut) hung = true;
+      if (evaluation.timedOut) {
+        hung = true;
+        fc.pre(!failureFound);
+        timedOut ??= evaluation;
+        return false;
+      }
+      if (evaluation.status !== 'pass') failureFound = true;
       return evaluation.status === 'pass';
     }),
     { seed, numRuns: runs, maxSkipsPerRun: MAX_SKIPS_PER_RUN, interruptAfterTimeLimit: PROPERTY_TIME_LIMIT_MS },
@@ -346,17 +363,19 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   // Whatever fast-check made of the scenarios before the interruption, the property was not checked to the end.
   if (signal?.aborted) return interruptedResult(property, seed, details.numRuns, elapsed, `${interruption(signal)} while this property ran (after ${details.numRuns} runs)`);
   if (!details.failed) return base(property, 'pass', seed, details.numRuns, elapsed);
+  // fast-check holds the hung scenario as its counterexample; it is reported as the time limit it hit.
+  if (timedOut !== undefined && !failureFound) return timedOutResult(property, seed, details.numRuns, elapsed, `a generated scenario hit its time limit after ${details.numRuns} runs: ${timedOut.reason ?? 'no reason given'}`);
   if (details.counterexample === null) {
+    if (details.interrupted) return timedOutResult(property, seed, details.numRuns, elapsed, `ran out of the property's time (${PROPERTY_TIME_LIMIT_MS} ms) after ${details.numRuns} runs`);
     const common = [...discards.entries()].sort((a, b) => b[1] - a[1])[0];
-    const why = details.interrupted
-      ? `ran out of time after ${details.numRuns} runs`
-      : `no generated scenario applied to it (${details.numSkips} discarded${common ? `; most often: ${common[0]}` : ''})`;
-    return base(property, details.interrupted ? 'errored' : 'skipped', seed, details.numRuns, elapsed, why);
+    return base(property, 'skipped', seed, details.numRuns, elapsed, `no generated scenario applied to it (${details.numSkips} discarded${common ? `; most often: ${common[0]}` : ''})`);
   }
   const [scenario] = details.counterexample;
   const p = family.plan(scenario);
   const evaluation: Evaluation = await runner.evaluate(property, p);
   if (signal?.aborted) return interruptedResult(property, seed, details.numRuns, Math.round(performance.now() - started), `${interruption(signal)} while this property ran (after ${details.numRuns} runs)`);
+  // Run again for the report, the smallest failure ran out of time instead (a machine that slowed down): nothing to show.
+  if (evaluation.timedOut) return timedOutResult(property, seed, details.numRuns, Math.round(performance.now() - started), `the smallest failing scenario hit its time limit when run again: ${evaluation.reason ?? 'no reason given'}`);
   // The printed case checks, and names, only the rules its failed checks speak for.
   const shown = evaluation.rules.length > 0 ? evaluation.rules : property.rules;
   const header = { id: `property-${property.id}`, rules: shown, description: `shrunk counterexample of property ${property.id} (seed ${seed}): ${property.title}` };
@@ -388,6 +407,11 @@ function interruption(signal: AbortSignal): string {
 /** A property the interruption kept from finishing: errored, with no counterexample and no broken rule. */
 function interruptedResult<P>(p: PropertyDefinition<P>, seed: number, runs: number, duration: number, reason: string): PropertyResult {
   return { ...base(p, 'errored', seed, runs, duration, reason), interrupted: true };
+}
+
+/** A property a time limit kept from finishing: errored, with no counterexample and no broken rule. */
+function timedOutResult<P>(p: PropertyDefinition<P>, seed: number, runs: number, duration: number, reason: string): PropertyResult {
+  return { ...base(p, 'errored', seed, runs, duration, reason), timed_out: true };
 }
 
 function base<P>(p: PropertyDefinition<P>, status: PropertyStatus, seed: number, runs: number, duration: number, reason?: string): PropertyResult {

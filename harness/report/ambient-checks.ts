@@ -9,7 +9,8 @@
  */
 import type { Level } from '../case-file/index.ts';
 import { parseCauseKey, rulesForProblem } from '../judge/index.ts';
-import { byCatalog, exampleDetail, invariantCauses } from './root-causes.ts';
+import { byRuleOrder } from '../../spec/drafts.ts';
+import { exampleDetail, invariantCauses } from './root-causes.ts';
 
 /** What a case result must carry for its ambient checks to be read (a `CaseResult` or a report.json case). */
 export interface AmbientSource {
@@ -52,8 +53,12 @@ export interface AmbientCheck {
 /** Cases whose ambient checks are read: every case that ran to a verdict. */
 const RAN: ReadonlySet<string> = new Set(['pass', 'fail', 'xfail']);
 
-/** Judges each ambient invariant once over every case that ran, in the order the invariants first appear. */
-export function ambientChecks(cases: readonly AmbientSource[]): AmbientCheck[] {
+/**
+ * Judges each ambient invariant once over every case that ran, in the order the invariants first appear;
+ * rules are listed in the catalog order of `draft`, the draft whose ids the cases carry.
+ */
+export function ambientChecks(cases: readonly AmbientSource[], draft = '0.1.0'): AmbientCheck[] {
+  const byCatalog = byRuleOrder(draft);
   const checks = new Map<string, AmbientCheck & { listed: Set<string>; failing: Set<string>; byKey: Map<string, AmbientFinding & { ruleSet: Set<string> }> }>();
   for (const c of cases) {
     if (!RAN.has(c.status)) continue;

@@ -336,14 +336,15 @@ function properties(ctx: Ctx): string {
     '<table><thead><tr><th>property</th><th>rules</th><th>level</th><th>status</th><th class="num">runs</th><th class="num">ms</th><th>note</th></tr></thead><tbody>',
   );
   for (const p of props) {
-    const note = p.interrupted ? html(p.reason ?? 'interrupted') : p.status === 'fail' || p.status === 'errored' ? `<a href="#${anchor('property-failure', p.id)}">counterexample</a>${p.reason ? ` ${html(p.reason)}` : ''}` : html(p.reason ?? '');
+    // An interrupted or timed-out property has no counterexample to link to: its reason is all there is.
+    const note = p.interrupted ? html(p.reason ?? 'interrupted') : p.timed_out ? `${html(p.reason ?? 'errored')} (time limit)` : p.status === 'fail' || p.status === 'errored' ? `<a href="#${anchor('property-failure', p.id)}">counterexample</a>${p.reason ? ` ${html(p.reason)}` : ''}` : html(p.reason ?? '');
     out.push(
       `<tr id="${anchor('property', p.id)}"><td><code>${html(p.id)}</code><br><span class="muted">${html(p.title)}</span></td><td class="ids">${p.rules.map((r) => ruleLink(ctx, r)).join(' ')}</td><td>${html(p.level)}</td><td>${badge(p.status)}</td><td class="num">${p.runs}</td><td class="num">${html(p.duration_ms)}</td><td>${note}</td></tr>`,
     );
   }
   out.push('</tbody></table>');
-  // An interrupted property has nothing more to show than its row says: no counterexample, no reproducer.
-  for (const p of props.filter((x) => (x.status === 'fail' || x.status === 'errored') && !x.interrupted)) out.push(propertyFailure(ctx, p));
+  // An interrupted or timed-out property has nothing more to show than its row says: no counterexample, no reproducer.
+  for (const p of props.filter((x) => (x.status === 'fail' || x.status === 'errored') && !x.interrupted && !x.timed_out)) out.push(propertyFailure(ctx, p));
   out.push('</section>');
   return out.join('\n');
 }

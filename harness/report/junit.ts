@@ -270,7 +270,7 @@ function propertyOutcome(p: ReportProperty, ctx: Context): Outcome {
     case 'skipped':
       return { element: 'skipped', message: p.reason ?? 'skipped' };
     case 'errored':
-      return { element: 'error', type: p.interrupted ? 'interrupted' : 'errored', message: `${rules} ${firstLine(p.reason ?? p.counterexample?.reason) || 'errored'}`, body: propertyDetail(p, ctx).join('\n') };
+      return { element: 'error', type: p.interrupted ? 'interrupted' : p.timed_out ? 'timeout' : 'errored', message: `${rules} ${firstLine(p.reason ?? p.counterexample?.reason) || 'errored'}`, body: propertyDetail(p, ctx).join('\n') };
     case 'fail': {
       const ce = p.counterexample;
       const first = ce?.failures[0] ? expectationLine(ce.failures[0], 120) : ce?.invariants[0] ? `invariant ${ce.invariants[0].id}: ${firstLine(ce.invariants[0].detail)}` : 'counterexample found';

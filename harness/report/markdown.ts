@@ -158,12 +158,14 @@ export function propertyLines(report: Report): string[] {
   const count = (s: string): number => props.filter((p) => p.status === s).length;
   const seed = props[0]?.seed;
   const interrupted = props.filter((p) => p.interrupted).length;
+  const timedOut = props.filter((p) => p.timed_out).length;
+  const cut = [...(interrupted ? [`${interrupted} interrupted`] : []), ...(timedOut ? [`${timedOut} by a time limit`] : [])];
   const expected = count('xfail') > 0 ? `, ${count('xfail')} expected failures` : '';
-  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored${interrupted ? ` (${interrupted} interrupted)` : ''}, ${count('skipped')} skipped${expected} (seed ${seed}; repeat with --seed ${seed})`];
+  const lines = [`properties: ${count('pass')} pass, ${count('fail')} fail, ${count('errored')} errored${cut.length > 0 ? ` (${cut.join(', ')})` : ''}, ${count('skipped')} skipped${expected} (seed ${seed}; repeat with --seed ${seed})`];
   for (const p of props.filter((x) => x.stale)) lines.push(`  STALE property ${p.id}: listed as an expected failure, yet passed`);
   for (const p of props.filter((x) => x.status === 'xfail')) lines.push(`  XFAIL property ${p.id} [${p.rules.join(', ')}]`);
   for (const p of props.filter((x) => x.status === 'fail' || x.status === 'errored')) {
-    lines.push(`  ${p.interrupted ? 'INTERRUPTED' : p.status.toUpperCase()} property ${p.id} [${p.rules.join(', ')}] after ${p.runs} runs`);
+    lines.push(`  ${p.interrupted ? 'INTERRUPTED' : p.timed_out ? 'TIME LIMIT' : p.status.toUpperCase()} property ${p.id} [${p.rules.join(', ')}] after ${p.runs} runs`);
     if (p.reason) lines.push(`      ${p.reason}`);
     const ce = p.counterexample;
     if (!ce) continue;
@@ -180,7 +182,7 @@ function propertySection(report: Report): string[] {
   const props = report.properties;
   if (!props) return [];
   const out = ['', '## Properties', '', `Generated scenarios, seed ${props[0]?.seed ?? '—'} (\`--seed\` repeats the run).`, '', '| property | rules | level | status | runs | note |', '| --- | --- | --- | --- | --- | --- |'];
-  for (const p of props) out.push(`| ${p.id} | ${p.rules.join(', ')} | ${p.level} | ${p.status} | ${p.runs} | ${p.reason ?? ''} |`);
+  for (const p of props) out.push(`| ${p.id} | ${p.rules.join(', ')} | ${p.level} | ${p.status}${p.timed_out ? ' (time limit)' : ''} | ${p.runs} | ${p.reason ?? ''} |`);
   for (const p of props.filter((x) => x.counterexample)) {
     const ce = p.counterexample!;
     out.push('', `### property ${p.id} (${p.status})`, '', `Rules ${p.rules.join(', ')} · ${p.level} · broken: ${p.failed_rules.join(', ') || '—'}`, '', p.title, '');

@@ -148,7 +148,7 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
     verdict[level] = { status, applicable, ...counts, ...(properties && { properties: p }) };
   }
-  const ambient = ambientChecks(suite.cases);
+  const ambient = ambientChecks(suite.cases, draft.version);
   const levelOf = new Map(catalog.rules.map((r) => [r.id as string, r.level as Level]));
   for (const level of ['MUST', 'SHOULD', 'MAY'] as const) {
     const found = ambientFailuresAt(ambient, level, (rule) => levelOf.get(rule));
@@ -176,7 +176,7 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     summary,
     verdict,
     chapters,
-    root_causes: rootCauses(suite.cases),
+    root_causes: rootCauses(suite.cases, draft.version),
     ambient_checks: ambient,
     // Never read by the verdict above: a record shape the spec shows but no rule requires fails nothing.
     record_shapes: recordShapeFindings(suite.cases),

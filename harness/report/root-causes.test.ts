@@ -90,6 +90,15 @@ describe('rootCauses', () => {
     ]);
   });
 
+  it("a group's rules follow the judged draft's catalog, later-draft ids included", () => {
+    const drop = (id: string, rules: string[]) => failing(id, { rules, failures: [{ path: 'outcomes.first.status', matcher: 'equals', expected: { equals: 'terminated' }, actual: 'errored', why: 'values differ' }] });
+    const cases = [drop('a', ['COMP-11', 'LOOM-1']), drop('b', ['MEDIUM-2', 'LOOP-7', 'LLM-4'])];
+    // At 0.3.1 the catalog runs LOOP, ..., LLM, ..., MEDIUM, ..., COMP, LOOM: ids new at 0.2.0+ are not pushed to the end.
+    expect(rootCauses(cases, '0.3.1')[0]!.rules).toEqual(['LOOP-7', 'LLM-4', 'MEDIUM-2', 'COMP-11', 'LOOM-1']);
+    // A seed-draft report keeps the seed catalog's order, and ids it does not know go last.
+    expect(rootCauses(cases)[0]!.rules).toEqual(['LOOM-1', 'COMP-11', 'LLM-4', 'LOOP-7', 'MEDIUM-2']);
+  });
+
   it('most cases first, then by key', () => {
     const causes = rootCauses([
       failing('a', { problems: ['zeta happened'] }),

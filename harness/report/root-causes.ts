@@ -6,7 +6,7 @@
  * the report lists the groups, most cases first (docs/reports.md, "Root causes"). Ambient invariants
  * are not a case's causes: they are judged once per run (harness/report/ambient-checks.ts).
  */
-import { RULE_IDS } from '../../spec/catalog.ts';
+import { byRuleOrder } from '../../spec/drafts.ts';
 import { normaliseText } from '../values/index.ts';
 import { normalisePointer, parseCauseKey, problemsInText, rulesForProblem, schemaCause } from '../judge/index.ts';
 
@@ -173,14 +173,13 @@ export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
   return out.filter((s) => !seen.has(s.key) && seen.add(s.key));
 }
 
-const ORDER = new Map<string, number>(RULE_IDS.map((id, i) => [id, i]));
-export const byCatalog = (a: string, b: string): number => (ORDER.get(a) ?? 1e9) - (ORDER.get(b) ?? 1e9) || a.localeCompare(b);
-
 /**
  * Groups the causes of every failing or errored case; most cases first, then by key. Each group's
- * example is one of its own cases' instances (the first).
+ * example is one of its own cases' instances (the first). `draft` is the draft whose rule ids the cases
+ * carry (a report's judged draft): each group's rules are listed in that draft's catalog order.
  */
-export function rootCauses(cases: readonly CaseFailures[]): RootCause[] {
+export function rootCauses(cases: readonly CaseFailures[], draft = '0.1.0'): RootCause[] {
+  const byCatalog = byRuleOrder(draft);
   const groups = new Map<string, RootCause & { ruleSet: Set<string> }>();
   for (const c of cases) {
     if (!GROUPED_STATUSES.includes(c.status)) continue;

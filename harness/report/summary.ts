@@ -93,7 +93,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
   if (props.length > 0) {
     const n = (s: string): number => props.filter((p) => p.status === s).length;
     out.push(`**Properties** (seed ${props[0]!.seed}): ${n('pass')} pass, ${n('fail')} fail, ${n('errored')} errored, ${n('skipped')} skipped.`);
-    for (const p of badProps) out.push(`- ${mdCode(p.id)} (${mdText(p.rules.join(', '))}) ${p.status}${p.counterexample ? `: shrunk to ${plural(p.counterexample.steps, 'crystal step')}, reproducer in report.md and report.html` : p.reason ? `: ${mdText(firstLine(p.reason))}` : ''}`);
+    for (const p of badProps) out.push(`- ${mdCode(p.id)} (${mdText(p.rules.join(', '))}) ${p.status}${p.timed_out ? ' (time limit)' : ''}${p.counterexample ? `: shrunk to ${plural(p.counterexample.steps, 'crystal step')}, reproducer in report.md and report.html` : p.reason ? `: ${mdText(firstLine(p.reason))}` : ''}`);
     out.push('');
   }
   out.push(`Details: report.html, report.md, junit.xml and report.json${options.detailsAt ? ` in ${mdText(options.detailsAt)}` : ''}.`, '');

@@ -9,7 +9,7 @@
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
-import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -21,11 +21,13 @@ vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await impor
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
 vi.mock('../../reference/drafts/child-circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childCircleWithDefect(await real()));
 vi.mock('../../reference/circle/circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).circleWithDefect(await real()));
+vi.mock('../../reference/circle/medium/code-medium.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).codeMediumWithDefect(await real()));
 
 const WRAPPERS = {
   'tool-results-reversed': withResultsReversed,
   'gate-results-not-returned': withResultsNotReturned,
   'replay-fork-runs-gates-again': withReplayRunningGates,
+  'circle-without-medium-refused': withCircleWithoutMediumRefused,
 } as const;
 type Defect = DraftModuleDefect | keyof typeof WRAPPERS;
 
@@ -34,6 +36,9 @@ const CASES: Record<string, string[]> = {
   'LOOP-7': ['loop7-done-without-answer-does-not-terminate', 'loop7-done-that-keeps-failing-ends-truncated'],
   'LLM-7': ['llm7-results-keep-their-call-ids-and-order'],
   'MEDIUM-2': ['medium2-conversation-presents-executes-and-returns'],
+  'MEDIUM-1': ['medium1-circle-without-medium-is-conversation'],
+  'MEDIUM-4': ['medium4-eval-deadline-stops-a-long-program'],
+  'WARD-2': ['ward2-child-asking-a-looser-eval-deadline-gets-the-parents'],
   'COMP-10': ['comp10-child-without-identity-gets-a-generic-one'],
   'COMP-11': ['comp11-depth-zero-child-has-no-delegation-gates'],
   'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
@@ -65,6 +70,9 @@ const BREAKS: Record<Defect, string> = {
   'child-gates-silently-dropped': 'COMP-1',
   'child-limits-not-handed-down': 'WARD-1',
   'children-drop-the-parents-removals': 'WARD-1',
+  'circle-without-medium-refused': 'MEDIUM-1',
+  'child-loosens-the-eval-deadline': 'WARD-2',
+  'eval-deadline-ignored': 'MEDIUM-4',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */

@@ -12,12 +12,11 @@ import { ambientChecks } from '../report/ambient-checks.ts';
 /**
  * Each deliberately broken miniature and what the suite must catch: failing case ids, and the rules it
  * breaks (fixtures/miniatures/defects.ts says why each one is broken). The run must show broken exactly
- * `rules` plus `overreach`: rules the kit still blames on a defect though the defect does not break
- * them (listed so that a change either way shows). A run that leaves its script is a driving fault
- * under the rule that was broken (harness/drive/mock-crystal.ts, harness/drive/course.ts), and what the
- * case's expectations read after it are its consequences, so most defects are exact.
+ * `rules`, no other: a run that leaves its script is a driving fault under the rule that was broken
+ * (harness/drive/mock-crystal.ts, harness/drive/course.ts), and what the case's expectations and the
+ * ambient checks read after it are its consequences, not failures of their own rules.
  */
-const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: string[] }> = {
+const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'ignores-done': { cases: ['done-ends-cast-with-answer', 'loop3-done-first-of-three-calls'], rules: ['LOOP-3', 'CIRCLE-8'] },
   'swallows-gate-errors': { cases: ['gate-failure-returns-as-observation', 'circle5-failure-then-recovery'], rules: ['CIRCLE-5'] },
   // One turn past the cap is the circle not enforcing its ward (CIRCLE-6), for children too (WARD-1).
@@ -51,8 +50,8 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[]; overreach?: s
   'batch-children-outlive-parent': { cases: ['comp9-parent-timeout-stops-every-batch-child'], rules: ['COMP-9'] },
   'duplicate-ids-checked-side-by-side': { cases: ['crystal4-duplicate-ids-apart-in-one-reply'], rules: ['CRYSTAL-4'] },
   'fork-onto-other-crystal-starts-fresh': { cases: ['loom4-fork-onto-another-crystal-carries-the-path'], rules: ['LOOM-4'] },
-  // The drive finds the stray entity (harness/drive/course.ts) when the loom holds more entities than the actions and the children could have made. Where a child queried but failed before storing a turn, it may account for the stray one (an implementation may store a turn for a failed query, as the reference does): those runs (three composition cases) keep the terminal-state check judging the cast's last turn, which the stray entity took, so LOOM-7 is still blamed there.
-  'turns-under-a-stray-entity': { cases: ['entity1-every-entity-in-the-loom-came-from-a-cast-or-an-invocation'], rules: ['ENTITY-1'], overreach: ['LOOM-7'] },
+  // The drive finds the stray entity (harness/drive/course.ts) by the replies its turns record: they answered requests only the cast's own entity made (harness/drive/answered-queries.ts). So even where a child that failed before storing a turn could account for one more entity (three composition cases), the terminal-state check is not left to judge a cast whose last turn the stray entity took (LOOM-7 holds: that turn is marked).
+  'turns-under-a-stray-entity': { cases: ['entity1-every-entity-in-the-loom-came-from-a-cast-or-an-invocation', 'comp8-child-crystal-failure-returns-to-parent'], rules: ['ENTITY-1'] },
   'thinking-taken-as-a-reply': { cases: ['crystal3-thinking-alone-is-not-a-response'], rules: ['CRYSTAL-3'] },
   'overflow-trims-history': { cases: ['crystal2-overflow-after-history-is-a-structured-error'], rules: ['CRYSTAL-2'] },
   'forcing-reminder-outlives-the-query': { cases: ['crystal1-simulated-forcing-leaves-no-trace-on-the-next-cast'], rules: ['CRYSTAL-1'] },
@@ -102,7 +101,7 @@ describe('broken miniatures are caught by the suite', () => {
   });
 
   it('the conformant variant (no defect) passes every case it can run, composition (COMP-1..9) included', async () => {
-    const suite = await runSuite(file, () => new Miniature(), { jobs: MINIATURE_JOBS });
+    const suite = await runSuite(file, () => new Miniature(), { jobs: MINIATURE_JOBS, draft: '0.1.0' });
     const bad = suite.cases.filter((c) => c.status !== 'pass' && c.status !== 'skipped');
     expect(bad.map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures, problems: c.problems }))).toEqual([]);
     // No ambient check sees a violation on it either.
@@ -127,11 +126,12 @@ describe('broken miniatures are caught by the suite', () => {
   });
 
   for (const defect of DEFECTS) {
-    it(`${defect}: fails on ${EXPECTED[defect].rules.join(', ')}${EXPECTED[defect].overreach ? ` (and, over-attributed, ${EXPECTED[defect].overreach.length} more)` : ''}`, async () => {
-      const suite = await runSuite(file, () => new Miniature(defect), { jobs: MINIATURE_JOBS });
+    it(`${defect}: fails on ${EXPECTED[defect].rules.join(', ')}`, async () => {
+      // Pinned to the seed draft: the defects and their rules are 0.1.0's (the variant at each draft: variant-drafts.test.ts).
+      const suite = await runSuite(file, () => new Miniature(defect), { jobs: MINIATURE_JOBS, draft: '0.1.0' });
       expect(shownBroken(suite)).toEqual(expect.arrayContaining(EXPECTED[defect].cases));
       // Attribution is exact: the defect shows broken exactly the rules it breaks, no others.
-      expect(brokenRules(suite)).toEqual([...EXPECTED[defect].rules, ...(EXPECTED[defect].overreach ?? [])].sort());
+      expect(brokenRules(suite)).toEqual([...EXPECTED[defect].rules].sort());
       // A defect is a wrong answer, not a crash: the harness reports failures, never errors.
       expect(suite.cases.filter((c) => c.status === 'errored').map((c) => c.id)).toEqual([]);
     });

@@ -3,6 +3,7 @@ import type { Adapter } from '../../schemas/adapter.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseText } from '../case-file/load.ts';
 import { runCase, runSuite } from './run.ts';
+import { applyExpectedPropertyFailures, type PropertyResult } from '../properties/index.ts';
 import { buildReport, exitCode, assertReportValid } from '../report/report.ts';
 
 const FILE = `format_version: 1
@@ -141,6 +142,21 @@ describe('running cases in isolation', () => {
     // An expected failure is not grouped as a problem.
     expect(report.root_causes).toEqual([]);
     expect(exitCode(report)).toBe(1);
+  });
+
+  it('a listed case cut off by its time limit confirms nothing: it stays errored and the run is incomplete', async () => {
+    const suite = await runSuite(file, () => new Faulty('hang'), { expectedFailures: new Set(['answers']), filter: ['answers'], timeoutMs: 50 });
+    expect(suite.cases.map((c) => [c.id, c.status, c.timed_out ?? false])).toEqual([['answers', 'errored', true]]);
+    const report = buildReport(suite);
+    expect(report.verdict.MUST).toMatchObject({ status: 'incomplete' });
+    expect(exitCode(report)).toBe(3);
+  });
+
+  it('a listed property cut off by a time limit or an interruption stays errored; one that errored otherwise is xfail', () => {
+    const property = (id: string, extra: Partial<PropertyResult>): PropertyResult => ({ id, rules: ['LOOP-3'], level: 'MUST', title: id, status: 'errored', runs: 1, seed: 1, duration_ms: 1, failed_rules: [], ...extra });
+    const listed = new Set(['slow', 'stopped', 'threw']);
+    const results = applyExpectedPropertyFailures([property('slow', { timed_out: true }), property('stopped', { interrupted: true }), property('threw', { reason: 'boom' })], listed);
+    expect(results.map((r) => [r.id, r.status])).toEqual([['slow', 'errored'], ['stopped', 'errored'], ['threw', 'xfail']]);
   });
 
   it('filters select by case id, rule id, rule family and feature', async () => {
@@ -316,8 +332,9 @@ cases:
       expect(result.status).toBe('pass');
       // The hold's timer (about 20 s) was cleared when the case ended; left pending, a CLI run would wait for it before exiting.
       const holds = setSpy.mock.calls.map((call, i) => ({ ms: Number(call[1]), timer: setSpy.mock.results[i]?.value as unknown })).filter((t) => t.ms > 15_000);
-      expect(holds.length).toBe(1);
-      expect(clearSpy.mock.calls.some((call) => call[0] === holds[0]!.timer)).toBe(true);
+      // On a loaded machine the case's own time limit stretches past 15 s too (harness/values/machine-load.ts); it is cleared as well.
+      expect(holds.length).toBeGreaterThanOrEqual(1);
+      expect(holds.filter((h) => !clearSpy.mock.calls.some((call) => call[0] === h.timer))).toEqual([]);
     } finally {
       setSpy.mockRestore();
       clearSpy.mockRestore();

@@ -6,12 +6,12 @@
  * idle time, below the factor 7 this gives), so every bound is stretched by that factor, read once when
  * the test process starts. A hung test still ends, later.
  */
-import { cpus, loadavg } from 'node:os';
+import { loadFactor, stretchedForLoad } from '../values/index.ts';
 
 /** How much slower than idle this machine is likely to run a test right now: at least 1. */
-export const LOAD_FACTOR = Math.max(1, loadavg()[0]! / Math.max(1, cpus().length));
+export const LOAD_FACTOR = loadFactor();
 
 /** `idleMs` (a bound that holds on an idle machine) stretched by {@link LOAD_FACTOR}. */
 export function hangBound(idleMs: number): number {
-  return Math.ceil(idleMs * LOAD_FACTOR);
+  return stretchedForLoad(idleMs, LOAD_FACTOR);
 }

@@ -2,3 +2,5 @@
 export { normaliseText } from './cause-text.ts';
 export { deepEqual, isType, jsonCopy, jsonType, like } from './equality.ts';
 export { asSeen, sameAsSeen } from './seen-as.ts';
+export { pathsShowing } from './text-search.ts';
+export { loadFactor, stretchedForLoad } from './machine-load.ts';

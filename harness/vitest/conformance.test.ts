@@ -7,7 +7,8 @@ import { describe, it, expect } from 'vitest';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { DEFAULT_SEED } from '../properties/index.ts';
-import { ConformanceFailure, conformance, type ConformanceOptions, type ConformanceTestContext, type DeclareApi } from './conformance.ts';
+import type { Adapter } from '../../schemas/adapter.ts';
+import { ConformanceFailure, conformance, INCOMPLETE_NOTE, type ConformanceOptions, type ConformanceTestContext, type DeclareApi } from './conformance.ts';
 import { hangBound } from '../testing/hang-bound.ts';
 
 /**
@@ -59,9 +60,9 @@ function find(tests: Declared[], prefix: string): Declared {
 }
 
 /** The error a test body throws, or undefined when it passes. */
-async function outcome(test: Declared): Promise<unknown> {
+async function outcome(test: Declared, within: ConformanceTestContext = context): Promise<unknown> {
   try {
-    await test.body(context);
+    await test.body(within);
     return undefined;
   } catch (error) {
     return error;
@@ -141,4 +142,67 @@ describe('conformance(): what it declares and how a failure reads', () => {
     declare({ adapter: () => (made++, new Miniature()), properties: { runs: 1 } });
     expect(made).toBe(0);
   });
+});
+
+describe('conformance(): incomplete is not fail (a time limit or an interruption skips the test with an incomplete: note)', () => {
+  /** What the hung adapter says it waits for, so the note can be seen to carry it through. */
+  const AWAITED = 'hung-construct-of-this-test';
+  /**
+   * The conformant variant, except that construct() never answers: every case and every generated
+   * scenario hits its time limit however fast the machine is, since nothing ever settles the promise.
+   */
+  const hung = (): Adapter => {
+    const inner = new Miniature();
+    return Object.assign(Object.create(inner) as Adapter, { construct: () => new Promise<never>(() => undefined), waitingFor: () => AWAITED });
+  };
+  /** The conformant variant, except that construct() throws: an error of the implementation, not of the clock. */
+  const throwing = (): Adapter => {
+    const inner = new Miniature();
+    return Object.assign(Object.create(inner) as Adapter, { construct: () => Promise.reject(new Error('construct is broken in this test')) });
+  };
+  // Tiny on purpose: the hung adapter never answers, so any limit is outlasted; the verdict does not depend on the machine's speed.
+  const LIMIT_MS = 50;
+  const aborted = (): ConformanceTestContext => {
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    return { ...context, signal: controller.signal };
+  };
+  const skipNote = (error: unknown): string => {
+    expect(error).toBeInstanceOf(Skipped);
+    return (error as Skipped).message;
+  };
+
+  it('LOOP-3: a case that outlasts its time limit is skipped as incomplete, with what the adapter still waited for', async () => {
+    const test = find(declare({ adapter: hung, filter: ['done-ends-cast-with-answer'], properties: false, timeout: LIMIT_MS }), 'done-ends-cast-with-answer');
+    const note = skipNote(await outcome(test));
+    expect(note.startsWith(INCOMPLETE_NOTE)).toBe(true);
+    expect(note).toContain(AWAITED);
+  }, hangBound(30_000));
+
+  it('LOOP-3: an expected failure that outlasts its time limit is incomplete too, neither confirmed nor stale', async () => {
+    const test = find(declare({ adapter: hung, filter: ['done-ends-cast-with-answer'], properties: false, timeout: LIMIT_MS, expectedFailures: ['done-ends-cast-with-answer'] }), 'done-ends-cast-with-answer');
+    expect(skipNote(await outcome(test)).startsWith(INCOMPLETE_NOTE)).toBe(true);
+  }, hangBound(30_000));
+
+  it('LOOP-3: a property whose generated scenario outlasts its time limit is skipped as incomplete, with no reproducer', async () => {
+    const [test] = declare({ adapter: hung, filter: ['done-ends-the-cast'], properties: { runs: 5 }, timeout: LIMIT_MS });
+    const note = skipNote(await outcome(test!));
+    expect(note.startsWith(INCOMPLETE_NOTE)).toBe(true);
+    expect(note).toContain(AWAITED);
+    expect(note).not.toContain('- id: property-done-ends-the-cast');
+  }, hangBound(60_000));
+
+  it('LOOP-3: a case or property whose test was interrupted (its signal aborted) is skipped as incomplete', async () => {
+    const [caseTest] = declare({ adapter: () => new Miniature(), filter: ['done-ends-cast-with-answer'], properties: false });
+    expect(skipNote(await outcome(caseTest!, aborted())).startsWith(INCOMPLETE_NOTE)).toBe(true);
+    const [propertyTest] = declare({ adapter: () => new Miniature(), filter: ['done-ends-the-cast'], properties: { runs: 5 } });
+    expect(skipNote(await outcome(propertyTest!, aborted())).startsWith(INCOMPLETE_NOTE)).toBe(true);
+  }, hangBound(30_000));
+
+  it('LOOP-3: an adapter that throws still fails the case and the property: only the clock and an interruption make a test incomplete', async () => {
+    const caseError = await outcome(find(declare({ adapter: throwing, filter: ['done-ends-cast-with-answer'], properties: false, timeout: LIMIT_MS }), 'done-ends-cast-with-answer'));
+    expect(caseError).toBeInstanceOf(ConformanceFailure);
+    const [propertyTest] = declare({ adapter: throwing, filter: ['done-ends-the-cast'], properties: { runs: 5 }, timeout: LIMIT_MS });
+    expect(await outcome(propertyTest!)).toBeInstanceOf(ConformanceFailure);
+  }, hangBound(60_000));
 });

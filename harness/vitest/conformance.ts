@@ -11,6 +11,14 @@
  * `.only` work as usual. A case the implementation cannot run (an undeclared feature or ward) is skipped
  * with the reason as the skip note; a failing case fails its test with expected vs actual, a failing
  * property with its seed and the shrunk reproducer as a tests.yaml case.
+ *
+ * Incomplete is not fail: a case or property that errored only because a time limit ran out (the
+ * case's, a generated scenario's, a property's own) or because the run was interrupted (vitest aborted
+ * the test's signal: Ctrl-C, a bail, vitest's own timeout) judged nothing, so its test is skipped with a
+ * note that starts with {@link INCOMPLETE_NOTE} and goes on with the limit hit and, when the adapter
+ * says, what it was still waiting for. That prefix is a stable contract; the rest of the note is for
+ * people. Every other error (the adapter threw, the implementation broke the protocol) still fails the
+ * test, and an expected failure that ends incomplete is neither confirmed nor stale.
  */
 import { describe as vitestDescribe, it as vitestIt } from 'vitest';
 import { join } from 'node:path';
@@ -38,7 +46,10 @@ export interface ConformanceOptions {
   filter?: readonly string[];
   /** Declare the generated properties too (default true); an object sets their runs per property and seed (default the fixed `DEFAULT_SEED`, as the CLI, so a CI job is reproducible; shown in a failure). */
   properties?: boolean | { runs?: number; seed?: number };
-  /** Time limit of one case in ms (default 10 000; a case's own `timeout_ms` wins), and of one generated scenario. */
+  /**
+   * Time limit of one case in ms (default 10 000; a case's own `timeout_ms` wins), and of one generated
+   * scenario (default 5 000). A case or property that hits it is skipped as incomplete (`incomplete:`), never failed.
+   */
   timeout?: number;
   /** Case ids expected to fail: such a case passes its test while it fails, and fails it once it passes (stale). */
   expectedFailures?: Iterable<string>;
@@ -72,6 +83,8 @@ export interface DeclareApi {
 const TEST_MARGIN_MS = 20_000;
 /** A property's generation and shrinking stop after 60 s (harness/properties); a re-run and the composition probe come after. */
 const PROPERTY_TEST_TIMEOUT_MS = 180_000;
+/** How the skip note of a test that ended incomplete (a time limit, an interruption) starts: a documented contract (docs/vitest.md). */
+export const INCOMPLETE_NOTE = 'incomplete:';
 /** What the harness says when a path finds nothing (harness/judge/matchers.ts). */
 const NOTHING = 'nothing at this path';
 /** Expected or actual values longer than this are clipped in a failure message. */
@@ -154,7 +167,7 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
           if (planned.outside) context.skip(`outside the draft judged: ${planned.outside}`);
           if (planned.skip) context.skip(planned.skip);
           const result = await runCase(planned.case, options.adapter, desc, options.timeout ?? DEFAULT_CASE_TIMEOUT_MS, context.signal, planned.transport ?? transport);
-          judgeCase(result, expected.has(c.id), context);
+          judgeCase(result, expected.has(c.id), context, context.signal?.aborted === true);
         }, limit + TEST_MARGIN_MS);
       }
       for (const p of ruleProperties) {
@@ -168,6 +181,8 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
             filter: [p.id],
             ...(propertyOptions.runs !== undefined && { runs: propertyOptions.runs }),
             ...(options.timeout !== undefined && { caseTimeoutMs: options.timeout }),
+            // An aborted test (Ctrl-C, vitest's own timeout) stops drawing scenarios; the property then reports itself interrupted.
+            ...(context.signal && { signal: context.signal }),
           });
           const result = results.find((r) => r.id === p.id);
           if (!result) throw new Error(`property ${p.id} did not run (harness bug: the filter selected ${results.map((r) => r.id).join(', ') || 'nothing'})`);
@@ -178,9 +193,14 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
   }
 }
 
-/** Passes, skips or throws for one case result. */
-function judgeCase(result: CaseResult, expectedToFail: boolean, context: ConformanceTestContext): void {
+/**
+ * Passes, skips or throws for one case result. `interrupted`: the test's signal was aborted while the
+ * case ran, so an errored case was cut short rather than broken.
+ */
+function judgeCase(result: CaseResult, expectedToFail: boolean, context: ConformanceTestContext, interrupted: boolean): void {
   if (result.status === 'skipped') context.skip(result.reason);
+  const incomplete = incompleteCase(result, interrupted);
+  if (incomplete !== undefined) context.skip(incomplete);
   const broken = result.status === 'fail' || result.status === 'errored';
   if (expectedToFail) {
     if (!broken) throw new ConformanceFailure(`case ${result.id} is listed as an expected failure but passes (stale): remove it from the list`);
@@ -205,6 +225,8 @@ export function caseFailure(result: CaseResult): ConformanceFailure {
 /** Passes, skips or throws for one property result. */
 function judgeProperty(result: PropertyResult, context: ConformanceTestContext): void {
   if (result.status === 'skipped') context.skip(result.reason);
+  const incomplete = incompleteProperty(result);
+  if (incomplete !== undefined) context.skip(incomplete);
   if (result.status === 'pass') return;
   throw propertyFailure(result);
 }
@@ -222,6 +244,21 @@ export function propertyFailure(result: PropertyResult): ConformanceFailure {
   }
   const diff = ce ? diffValues(ce.failures) : undefined;
   return new ConformanceFailure(lines.join('\n'), diff?.expected, diff?.actual);
+}
+
+/**
+ * The skip note of a case that errored only by its time limit or an interruption, else undefined. Read
+ * from the structured result (`timed_out`) and the test's own signal, never from the reason's words.
+ */
+export function incompleteCase(result: CaseResult, interrupted: boolean): string | undefined {
+  if (result.status !== 'errored' || (result.timed_out !== true && !interrupted)) return undefined;
+  return `${INCOMPLETE_NOTE} case ${result.id} ${result.timed_out === true ? 'hit its time limit' : 'was interrupted'}: ${result.reason ?? 'no reason given'}`;
+}
+
+/** The skip note of a property that errored only by a time limit or an interruption (its `timed_out` / `interrupted`), else undefined. */
+export function incompleteProperty(result: PropertyResult): string | undefined {
+  if (result.status !== 'errored' || (result.timed_out !== true && result.interrupted !== true)) return undefined;
+  return `${INCOMPLETE_NOTE} property ${result.id} ${result.timed_out === true ? 'hit a time limit' : 'was interrupted'} after ${result.runs} runs: ${result.reason ?? 'no reason given'}`;
 }
 
 function differenceLines(failures: readonly ExpectationResult[], invariants: readonly InvariantResult[]): string[] {

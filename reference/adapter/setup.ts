@@ -61,7 +61,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
     circle: createCircle({
       gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup, overlays, draft)),
       wards,
-      medium: setup.circle.medium === 'code' ? codeMedium(wards) : conversationMedium,
+      medium: mediumOf(setup.circle.medium, wards),
       verifiers: toVerifiers(setup.circle.verifiers),
       ...(setup.circle.child_limits ? { childLimits: toChildLimits(setup.circle.child_limits)! } : {}),
     }),
@@ -85,6 +85,15 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
 }
 
 /**
+ * MEDIUM-1 (0.3.1): a circle has one medium, and a setup that names none gets conversation. The reference
+ * does the same at every draft: 0.1.0 (every circle has exactly one medium) and 0.2.0 (MEDIUM-1: a circle
+ * declares exactly one) name no default, and giving one breaks neither, so no draft module decides it.
+ */
+function mediumOf(named: 'conversation' | 'code' | undefined, wards: Wards) {
+  return named === 'code' ? codeMedium(wards) : conversationMedium;
+}
+
+/**
  * Events go to the host through a bounded buffer (feature `bounded-events`): the host's returned
  * promise is its acknowledgement, and the loop waits while `bound` events are unacknowledged.
  */
@@ -94,22 +103,28 @@ function eventSink(host: Host, bound: number | undefined) {
 }
 
 /**
- * PROD-8: what the reference treats as a secret in a setup, the API keys of its crystal endpoints. They
- * reach only the provider's request headers; the redactor keeps them out of observations, recorded
- * turns and streamed events, should a gate or an LLM repeat one. At every draft: 0.2.0 and 0.3.1 ask
- * for it (PROD-8), and 0.1.0 has no rule about secrets that it could break.
+ * PROD-8: what the reference treats as a secret in a setup, the API keys of its crystal endpoints and
+ * the credentials its gates are built with (feature `gate-credentials`). A key reaches only the
+ * provider's request headers, a gate credential only its gate's calls; the redactor keeps either out of
+ * observations, recorded turns (and so the loom's exports), streamed events and results, should a gate
+ * or an LLM repeat one. Children share it (reference/composition/spawn.ts). At every draft: 0.2.0 and
+ * 0.3.1 ask for it (PROD-8), and 0.1.0 has no rule about secrets that it could break.
  */
 function secretsOf(setup: CantripSetup): { redact?: Redactor } {
   const keys = Object.values(setup.crystal_endpoints ?? {}).flatMap((endpoint) => (endpoint.api_key ? [endpoint.api_key] : []));
-  return keys.length === 0 ? {} : { redact: secretRedactor(keys) };
+  const credentials = (setup.circle?.gates ?? []).flatMap((gate) => ('test' in gate && gate.credential ? [gate.credential] : []));
+  const secrets = [...keys, ...credentials];
+  return secrets.length === 0 ? {} : { redact: secretRedactor(secrets) };
 }
 
 function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup, overlays: OverlayRegistry, draft: Draft): Gate {
   if ('test' in setup) {
+    // CIRCLE-10, PROD-8: the gate's credential is bound here, once; it goes back with each call and nowhere else.
+    const credential = setup.credential;
     return defineGate(
       setup.test,
       async (args, context) => {
-        const reply = await host.callGate(setup.name, args, { entity_id: context.entityId, tool_call_id: context.toolCallId });
+        const reply = await host.callGate(setup.name, args, { entity_id: context.entityId, tool_call_id: context.toolCallId, ...(credential === undefined ? {} : { credential }) });
         if (reply.ok) return reply.result;
         throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
       },

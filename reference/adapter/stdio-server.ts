@@ -112,7 +112,7 @@ function hostOver(connection: Connection): Host {
     queryCrystal: async (crystal: string, request: CrystalRequest) =>
       (await connection.request('host.queryCrystal', { crystal, request: request as unknown as Record<string, unknown> })) as CrystalReply,
     callGate: async (gate, args, context) =>
-      (await connection.request('host.callGate', { gate, ...(args !== undefined && { args }), entity_id: context.entity_id, tool_call_id: context.tool_call_id })) as GateReply,
+      (await connection.request('host.callGate', { gate, ...(args !== undefined && { args }), entity_id: context.entity_id, tool_call_id: context.tool_call_id, ...(context.credential !== undefined && { credential: context.credential }) })) as GateReply,
     sleep: async (ms) => {
       await connection.request('host.sleep', { ms: Math.max(0, Math.round(ms)) });
     },

@@ -33,6 +33,7 @@ export interface Circle {
 export function createCircle(options: {
   gates: readonly Gate[];
   wards: Wards;
+  /** MEDIUM-1 (0.3.1): absent means the conversation medium. */
   medium?: Medium;
   verifiers?: readonly Verifier[];
   childLimits?: ChildLimits;

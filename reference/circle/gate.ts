@@ -29,6 +29,11 @@ export interface ChildRequest {
   maxTurns?: number;
   /** A tighter delegation depth for the child (spec 5.1 `max_depth`); never more than the parent's less one (WARD-1). */
   maxDepth?: number;
+  /**
+   * A code child's evaluation deadline in milliseconds (spec 5.1 `wards`, the code medium's own ward,
+   * MEDIUM-4): composed with the parent's by taking the smaller (WARD-2, as WARD-1 composes the others).
+   */
+  evalTimeoutMs?: number;
   /** The gates the child gets: at 0.1.0 a subset of the parent's (COMP-1); all of the parent's when absent. */
   gates?: string[];
   /** From 0.2.0 (COMP-1, COMP-7): the child's medium by name; the parent's when absent (reference/drafts/child-circle.ts). */

@@ -74,11 +74,12 @@ export function answerOf(outcome: ChildOutcome): unknown {
 
 function childRequest(args: unknown, dependencies: CompositionDependencies): ChildRequest {
   const fields = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
-  const { intent, context, system_prompt: systemPrompt, max_turns: maxTurns, max_depth: maxDepth, gates, medium, llm } = fields;
+  const { intent, context, system_prompt: systemPrompt, max_turns: maxTurns, max_depth: maxDepth, eval_timeout_ms: evalTimeoutMs, gates, medium, llm } = fields;
   if (typeof intent !== 'string' || intent.trim() === '') throw new CantripError('missing_intent', 'a child needs an intent');
   if (systemPrompt !== undefined && typeof systemPrompt !== 'string') throw invalid('system_prompt must be a string');
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0)) throw invalid('max_turns must be a positive integer');
   if (maxDepth !== undefined && !(Number.isInteger(maxDepth) && (maxDepth as number) >= 0)) throw invalid('max_depth must be a whole number');
+  if (evalTimeoutMs !== undefined && !(Number.isInteger(evalTimeoutMs) && (evalTimeoutMs as number) > 0)) throw invalid('eval_timeout_ms must be a positive integer');
   if (gates !== undefined && !(Array.isArray(gates) && gates.every((gate) => typeof gate === 'string'))) throw invalid('gates must be a list of names');
   if (medium !== undefined && typeof medium !== 'string') throw invalid('medium must be a name');
   if (llm !== undefined && typeof llm !== 'string') throw invalid('llm must be a name');
@@ -93,6 +94,7 @@ function childRequest(args: unknown, dependencies: CompositionDependencies): Chi
     ...(call ? { call } : {}),
     ...(maxTurns === undefined ? {} : { maxTurns: maxTurns as number }),
     ...(maxDepth === undefined ? {} : { maxDepth: maxDepth as number }),
+    ...(evalTimeoutMs === undefined ? {} : { evalTimeoutMs: evalTimeoutMs as number }),
     ...(gates === undefined ? {} : { gates: gates as string[] }),
     ...(medium === undefined ? {} : { medium: medium as string }),
     ...(llm === undefined ? {} : { llm: llm as string }),

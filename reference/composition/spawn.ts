@@ -27,7 +27,8 @@ export type BuildCantrip = (options: CantripOptions) => { invoke(options: { pare
  *   the crystal is the parent's, and so is the call at 0.1.0 and 0.2.0, while at 0.3.1 a child given
  *   no identity gets a generic one.
  * - The child is built for its parent's draft.
- * - WARD-1: its wards are the parent's composed with its own (a tighter turn cap, one less depth); it
+ * - WARD-1, WARD-2: its wards are the parent's composed with its own (a tighter turn cap, one less depth,
+ *   the code medium's evaluation deadline, each the smaller of the two); it
  *   runs every verifier of its parent's circle, and its own children are held to the same child limits.
  * - COMP-1, WARD-1, COMP-8: a child circle that breaks the parent's child limits is refused with
  *   `child_refused` before the child exists (no query, no turn); the parent's gate call fails with it.
@@ -54,6 +55,7 @@ export async function spawnChild(
   const wards = composeWards(parentCircle.wards, {
     maxDepth: depth,
     ...(request.maxTurns === undefined ? {} : { maxTurns: request.maxTurns }),
+    ...(request.evalTimeoutMs === undefined ? {} : { evalTimeoutMs: request.evalTimeoutMs }),
     ...(depth === 0 ? { removeGates: COMPOSITION_GATES } : {}),
   });
   const draft = parent.cantrip.draft;

@@ -83,16 +83,22 @@ export function childCircleParts(input: ChildCircleInput): ChildCircleParts {
   }
   return {
     gates,
-    medium: independent ? childMedium(input.medium, input.parent.medium, input.wards) : input.parent.medium,
+    medium: childMedium(independent ? input.medium : undefined, input.parent.medium, input.wards),
     ...(independent && input.llm !== undefined ? { crystal: namedCrystal(input.llm, input.crystalNamed) } : {}),
   };
 }
 
+/**
+ * The child's medium: the one asked for (0.2.0+), else its parent's kind. A code medium is built anew
+ * from the child's composed wards, at every draft, so its evaluation limits are the smaller of the
+ * parent's and the child's own (WARD-1; WARD-2 from 0.2.0 names such medium wards), never the parent's
+ * medium carried over with the parent's looser limits.
+ */
 function childMedium(asked: string | undefined, parent: Medium, wards: Wards): Medium {
-  if (asked === undefined || asked === parent.kind) return parent;
-  if (asked === 'conversation') return conversationMedium;
-  if (asked === 'code') return codeMedium(wards);
-  throw new CantripError('invalid_gate_arguments', `medium must be one of ${CHILD_MEDIUMS.join(', ')}, not '${asked}'`);
+  const kind = asked ?? parent.kind;
+  if (kind === 'conversation') return conversationMedium;
+  if (kind === 'code') return codeMedium(wards);
+  throw new CantripError('invalid_gate_arguments', `medium must be one of ${CHILD_MEDIUMS.join(', ')}, not '${kind}'`);
 }
 
 function namedCrystal(name: string, crystalNamed: ((name: string) => Crystal) | undefined): Crystal {
@@ -102,12 +108,15 @@ function namedCrystal(name: string, crystalNamed: ((name: string) => Crystal) | 
 
 /**
  * The request options a composition gate presents beyond the 0.1.0 ones, at the gate's draft (CIRCLE-11):
- * from 0.2.0 on a request may name the child's medium and LLM (spec 0.2.0 and 0.3.1, 5.1).
+ * from 0.2.0 on a request may name the child's medium and LLM (spec 0.2.0 and 0.3.1, 5.1), and a
+ * code child's evaluation deadline, a medium ward (MEDIUM-4) composed with the parent's (WARD-2).
+ * The request parser takes that deadline at every draft: composed by the smaller, it can only tighten.
  */
 export function childRequestOptions(draft: Draft): Record<string, unknown> {
   if (!atLeast(draft, '0.2.0')) return {};
   return {
     medium: { type: 'string', enum: [...CHILD_MEDIUMS], description: "The child's medium; the parent's when absent." },
     llm: { type: 'string', description: 'The name of the LLM the child uses; the configured one when absent.' },
+    eval_timeout_ms: { type: 'integer', minimum: 1, description: "A code child's deadline for one evaluation, in ms; never looser than the parent's." },
   };
 }
