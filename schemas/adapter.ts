@@ -57,6 +57,8 @@ export const FEATURES = [
   'child-crystal',
   // COMP-7: a delegation gate configured with a call of its own for its children (default: the parent's).
   'child-call',
+  // COMP-1, COMP-7 from 0.2.0: a delegation gate configured with gates for its children that the parent's circle lacks (`child_gates`).
+  'child-gates',
   // LOOM-1 seen from outside: `loom()` answered while a cast is still running (during one of its crystal
   // queries). Opt-in because an adapter that serves one request at a time would wait on the cast it is in.
   'loom-during-cast',
@@ -226,7 +228,12 @@ export const DEFAULT_FOLD_MARKER = '[Folded:';
 export type GateSetup =
   /** `parameters` (feature `done-parameters`): the JSON Schema done's arguments are presented with, unchanged. */
   | { name: 'done'; parameters?: Record<string, unknown> }
-  | { name: 'call_entity' | 'call_entity_batch'; crystal?: string; call?: CallSetup }
+  /**
+   * `child_gates` (feature `child-gates`, drafts 0.2.0 on, COMP-1 and COMP-7): gates bound to the
+   * delegation gate at construction (CIRCLE-10) that a child may ask for by name although its parent's
+   * circle does not hold them. Test gates only; the parent's wards still bind the child (WARD-1).
+   */
+  | { name: 'call_entity' | 'call_entity_batch'; crystal?: string; call?: CallSetup; child_gates?: GateSetup[] }
   /**
    * File gates confined to `root` (CIRCLE-10). With `overlay` (feature `overlay-file-gates`) the gate
    * works through the calling entity's copy-on-write overlay over the root: reads fall through to the

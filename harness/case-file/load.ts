@@ -14,6 +14,7 @@ import { positionOf } from './positions.ts';
 import { checkLineageWards } from './ward-checks.ts';
 import { checkOverlaysAndEvents } from './overlay-event-checks.ts';
 import { checkAddedVocabulary } from './vocabulary-checks.ts';
+import { checkChildGates } from './child-gate-checks.ts';
 import { checkStepSnapshots } from './snapshot-step-checks.ts';
 import { checkGateCredentials } from './credential-checks.ts';
 import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
@@ -177,6 +178,7 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkLineageWards(c, at));
     problems.push(...checkOverlaysAndEvents(c, at));
     problems.push(...checkAddedVocabulary(c, at));
+    problems.push(...checkChildGates(c, at));
     problems.push(...checkStepSnapshots(c, at));
     problems.push(...checkGateCredentials(c, at));
     c.act.forEach((action, j) => {

@@ -31,6 +31,8 @@ export function setupNeeds(c: Case): Feature[] {
       // COMP-7: a child MAY use a crystal or a call other than its parent's; offering that is optional.
       if (gate.crystal !== undefined && gate.crystal !== s.crystal) needs.add('child-crystal');
       if (gate.call !== undefined) needs.add('child-call');
+      // COMP-1 from 0.2.0: gates bound for children beyond the parent's; offering them is optional.
+      if (gate.child_gates !== undefined) needs.add('child-gates');
     }
     if (FILE_GATES.has(gate.name)) needs.add(gate.overlay === true || gate.name === 'write' || gate.name === 'delete' ? 'overlay-file-gates' : 'file-gates');
     if (gate.ephemeral === true) needs.add('ephemeral-gates');

@@ -20,6 +20,8 @@ export interface CaseGateObject {
   name: string;
   crystal?: string;
   call?: CaseCall;
+  /** call_entity / call_entity_batch only (feature child-gates): test gates its children may ask for beyond the parent's. */
+  child_gates?: CaseGate[];
   root?: string;
   /** File gates only (feature overlay-file-gates): work through the calling entity's copy-on-write overlay over `root`. */
   overlay?: boolean;

@@ -12,6 +12,7 @@ import { topEntity } from './top-entity.ts';
 import { judgesConstructError, NotRun, refusedSetupReason } from './refused-setup.ts';
 import { acpPrompt, acpSession } from './acp-steps.ts';
 import { courseFaults } from './course.ts';
+import { SkippedAfterRefusal } from './after-refusal.ts';
 
 /** What one verb gets: the drive's state, the host given to `construct`, the action's body and its trace. */
 interface Step {
@@ -30,6 +31,8 @@ async function construct({ state, host, body, trace }: Step): Promise<void> {
   state.store(trace.name, result, (v) => (state.record.cantrips[trace.name] = v.cantrip));
   // A refusal the case does not judge leaves nothing to judge: the case could not run (drive/refused-setup.ts).
   if (!result.ok && !judgesConstructError(state.case, trace.name)) throw new NotRun(refusedSetupReason(trace.name, result.error));
+  // A refusal the case judges: the drive goes on, and actions on this cantrip are skipped (drive/after-refusal.ts).
+  if (!result.ok) state.refused.add(trace.name);
   trace.appended = await state.appendedSinceLast();
 }
 
@@ -167,7 +170,14 @@ export async function runAction(state: DriveState, host: Host, action: Action, i
   const verb = Object.keys(action)[0] as Verb;
   const body = (action as Record<string, Record<string, unknown>>)[verb] ?? {};
   const trace = state.beginAction(verb, body.as, index);
-  await VERB_STEPS[verb]({ state, host, body, trace });
+  try {
+    await VERB_STEPS[verb]({ state, host, body, trace });
+  } catch (error) {
+    // An action on a construct the case saw refused, and judges: skipped, and the drive goes on.
+    if (!(error instanceof SkippedAfterRefusal)) throw error;
+    trace.skipped = error.message;
+    return;
+  }
   // Where the action left the case's script, under the rule that was broken (drive/course.ts).
   state.faults.push(...courseFaults(state, trace));
 }

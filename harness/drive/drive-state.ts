@@ -13,6 +13,7 @@ import { emptyRecord, type ActionTrace, type RunRecord } from './run-record.ts';
 import type { PreparedSetup } from './setup.ts';
 import type { TestGates } from './test-gates.ts';
 import type { Wire } from './wire.ts';
+import { refusedCantripReason, skippedEntityReason, SkippedAfterRefusal } from './after-refusal.ts';
 
 /** Thrown inside the drive when the case cannot go on; becomes a failing fault. */
 export class Stop extends Error {}
@@ -48,6 +49,8 @@ export class DriveState {
   currentAction = -1;
   /** Set when a crystal was queried through the callback although the run serves them over HTTP. */
   misrouted: string | undefined;
+  /** Constructs refused in a case that judges their error: actions on them are skipped (drive/after-refusal.ts). */
+  readonly refused = new Set<string>();
   private known = new Set<string>();
   private readonly counters = new Map<Verb, number>();
 
@@ -110,6 +113,7 @@ export class DriveState {
   cantrip(name: string | undefined): string {
     const key = name ?? 'main';
     const handle = this.record.cantrips[key];
+    if (handle === undefined && this.refused.has(key)) throw new SkippedAfterRefusal(refusedCantripReason(key));
     if (handle === undefined) throw new Stop(`cantrip '${key}' was not constructed${this.record.errors[key] ? ` (${this.record.errors[key].code})` : ''}`);
     return handle;
   }
@@ -117,6 +121,7 @@ export class DriveState {
   /** The entity an earlier action produced. */
   entity(name: string): string {
     const id = this.record.entities[name];
+    if (id === undefined && this.actions.get(name)?.skipped !== undefined) throw new SkippedAfterRefusal(skippedEntityReason(name));
     if (id === undefined) throw new Stop(`'${name}' produced no entity${this.record.errors[name] ? ` (${this.record.errors[name].code})` : ''}`);
     return id;
   }

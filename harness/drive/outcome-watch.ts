@@ -38,7 +38,7 @@ export interface WatchedCase {
   refuses?: VerdictOnCall;
   /**
    * Whether a scripted, well-formed `done` call with an answer certainly ends its cast: the circle is a
-   * conversation, and nothing the case sets lets an implementation refuse it or cut the turn off before
+   * conversation whose setup gives done and keeps it, and nothing the case sets lets an implementation refuse it or cut the turn off before
    * it runs (no verifiers or child limits, no argument schema of the author's choosing for done, no wall-clock ward, no
    * `tool_choice: none`). A token budget the reply used up is checked per query (doneEnded).
    */
@@ -71,8 +71,10 @@ export function watchedCase(c: LoadedCase, childCrystals: ReadonlySet<string>): 
   const refuses = circle?.verifiers ? refusalJudge(circle.verifiers, gates) : undefined;
   const wards = circle?.wards ?? {};
   const doneWithSchema = (circle?.gates ?? []).some((g) => typeof g !== 'string' && g.name === 'done' && g.parameters !== undefined);
+  // A setup that gives no done, or wards it off, may be built without it (CIRCLE-1 from 0.2.0 says only that done is offered): then a done call may find no gate.
+  const doneGiven = gates.has('done') && !(wards.remove_gates ?? []).includes('done');
   const doneIsCertain =
-    circle?.medium === 'conversation' && !circle.verifiers && !circle.child_limits && !doneWithSchema && wards.timeout_ms === undefined && c.setup.tool_choice !== 'none';
+    doneGiven && circle?.medium === 'conversation' && !circle.verifiers && !circle.child_limits && !doneWithSchema && wards.timeout_ms === undefined && c.setup.tool_choice !== 'none';
   return { crystal: c.setup.crystal, wards, childCrystals, childTurnCaps, ...(refuses && { refuses }), doneIsCertain };
 }
 

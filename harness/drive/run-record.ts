@@ -72,6 +72,8 @@ export interface ActionTrace {
   intent?: string | null;
   /** Turns the loom gained during the action; undefined when the loom could not be read. */
   appended?: Turn[];
+  /** Why the action did not run: it needed a construct the case saw refused (drive/after-refusal.ts). */
+  skipped?: string;
 }
 
 export function emptyRecord(description: Description): RunRecord {

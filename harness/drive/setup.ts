@@ -60,26 +60,37 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   // So does a fork continued on another crystal (CALL-4: both branches share the call).
   for (const action of c.act) if ('fork' in action && action.fork.crystal !== undefined) addPrompt(action.fork.crystal, s.call);
   const credential = (s.circle?.gates ?? []).some((g) => typeof g === 'object' && g.credential === true) ? makeGateCredential() : undefined;
+  /** A test gate as the adapter gets it; the harness answers its calls (drive/test-gates.ts). */
+  const testGateSetup = (gate: CaseGateObject): GateSetup | undefined => {
+    const kind = testGateKind(gate);
+    if (!kind) return undefined;
+    testGates.set(gate.name, { ...gate, kind });
+    return {
+      name: gate.name,
+      test: testGateDefinition(gate.name, kind, gate.parameters),
+      ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }),
+      ...(gate.credential === true && credential && { credential: credential.value }),
+    };
+  };
   if (s.circle) {
     const gates: GateSetup[] = s.circle.gates.map((g) => {
       const gate: CaseGateObject = typeof g === 'string' ? { name: g } : g;
-      const kind = testGateKind(gate);
-      if (kind) {
-        testGates.set(gate.name, { ...gate, kind });
-        return {
-          name: gate.name,
-          test: testGateDefinition(gate.name, kind, gate.parameters),
-          ...(gate.ephemeral !== undefined && { ephemeral: gate.ephemeral }),
-          ...(gate.credential === true && credential && { credential: credential.value }),
-        };
-      }
+      const test = testGateSetup(gate);
+      if (test) return test;
       if (gate.name === 'call_entity' || gate.name === 'call_entity_batch') {
         const crystal = gate.crystal ?? s.crystal;
         if (crystal !== undefined) childCrystals.add(crystal);
         // A child without its own call speaks with the parent's (spec 5.1), up to 0.3.1 (COMP-10: a generic one).
         const known = gate.call !== undefined || childInheritsTheCall(c.judged_draft);
         if (crystal !== undefined && known) for (const lane of childLanes(crystal)) addPrompt(lane, gate.call ?? s.call);
-        return { name: gate.name, ...(gate.crystal !== undefined && { crystal: gate.crystal }), ...(gate.call !== undefined && { call: gate.call }) };
+        // Feature child-gates: test gates bound for children only (the loader admits nothing else here).
+        const childGates = (gate.child_gates ?? []).flatMap((g) => testGateSetup(typeof g === 'string' ? { name: g } : g) ?? []);
+        return {
+          name: gate.name,
+          ...(gate.crystal !== undefined && { crystal: gate.crystal }),
+          ...(gate.call !== undefined && { call: gate.call }),
+          ...(childGates.length > 0 && { child_gates: childGates }),
+        };
       }
       if (gate.name === 'read' || gate.name === 'list_dir' || gate.name === 'write' || gate.name === 'delete') {
         const root = gate.root ?? '.';

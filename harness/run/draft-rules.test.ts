@@ -3,7 +3,9 @@
  * (building each cantrip for the draft, issue 24's H5 work) passes every one, and each purpose-built
  * defect of fixtures/lineage/draft-rule-defects.ts fails exactly its rule's cases, on that rule alone,
  * and none of the other new cases. The module defects are installed with vi.mock, so this file runs
- * the reference in process only.
+ * the reference in process only. Besides the new rules, the cases that 0.2.0's changes made necessary
+ * are judged the same way: CIRCLE-1 without CANTRIP-3, COMP-1 reversed (a MAY), and WARD-1 two levels
+ * down (a grandchild's turn cap, and child limits a grandchild could escape once COMP-1 reversed).
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
@@ -12,10 +14,13 @@ import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 import type { CaseFile } from '../case-file/types.ts';
+import type { Adapter, CantripSetup, Host } from '../../schemas/adapter.ts';
 
 vi.mock('../../reference/drafts/done-call.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).doneCallWithDefect(await real()));
 vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childIdentityWithDefect(await real()));
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
+vi.mock('../../reference/drafts/child-circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childCircleWithDefect(await real()));
+vi.mock('../../reference/circle/circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).circleWithDefect(await real()));
 vi.mock('../../reference/circle/medium/code-medium.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).codeMediumWithDefect(await real()));
 
 const WRAPPERS = {
@@ -37,8 +42,20 @@ const CASES: Record<string, string[]> = {
   'COMP-10': ['comp10-child-without-identity-gets-a-generic-one'],
   'COMP-11': ['comp11-depth-zero-child-has-no-delegation-gates'],
   'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
+  // Not new, but its cases were CANTRIP-3's until 0.2.0: refused at construction, or done offered anyway.
+  'CIRCLE-1': ['circle1-circle-without-done-refused-or-given-done', 'circle1-done-removed-by-ward-refused-or-kept'],
+  // Not new either: a grandchild under its grandparent's cap (issue 22 item 4's grandchildren half).
+  'WARD-1': ['ward1-grandchild-held-to-its-grandparents-turn-cap', 'ward1-child-limits-hold-for-a-grandchild', 'ward1-removal-ward-holds-for-a-gate-bound-for-children'],
+  // Reversed at 0.2.0 (MAY): a child may hold a gate its parent lacks (feature child-gates).
+  'COMP-1': ['comp1-child-asks-for-a-gate-its-parent-lacks'],
 };
 const ALL = Object.values(CASES).flat();
+/** Defects that break one behaviour of a rule with several cases fail only that behaviour's case(s). */
+const FAILS: Partial<Record<Defect, string[]>> = {
+  'grandchildren-compose-with-the-requested-cap': ['ward1-grandchild-held-to-its-grandparents-turn-cap'],
+  'child-limits-not-handed-down': ['ward1-child-limits-hold-for-a-grandchild'],
+  'children-drop-the-parents-removals': ['ward1-removal-ward-holds-for-a-gate-bound-for-children'],
+};
 
 /** The rule each defect breaks. */
 const BREAKS: Record<Defect, string> = {
@@ -48,6 +65,11 @@ const BREAKS: Record<Defect, string> = {
   'tool-results-reversed': 'LLM-7',
   'gate-results-not-returned': 'MEDIUM-2',
   'replay-fork-runs-gates-again': 'LOOM-13',
+  'circle-built-without-done': 'CIRCLE-1',
+  'grandchildren-compose-with-the-requested-cap': 'WARD-1',
+  'child-gates-silently-dropped': 'COMP-1',
+  'child-limits-not-handed-down': 'WARD-1',
+  'children-drop-the-parents-removals': 'WARD-1',
   'circle-without-medium-refused': 'MEDIUM-1',
   'child-loosens-the-eval-deadline': 'WARD-2',
   'eval-deadline-ignored': 'MEDIUM-4',
@@ -82,10 +104,45 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
       const suite = await runSuite(file, broken, { filter: ALL, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
       expect(suite.cases.filter((c) => c.status === 'errored').map((c) => [c.id, c.reason])).toEqual([]);
       const failed = suite.cases.filter((c) => c.status === 'fail');
-      expect(failed.map((c) => c.id).sort()).toEqual([...CASES[rule]!].sort());
+      expect(failed.map((c) => c.id).sort()).toEqual([...(FAILS[defect] ?? CASES[rule]!)].sort());
       for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, [rule]]);
     });
   }
+
+  it('CIRCLE-1: an implementation that builds a setup without done with done added anyway passes its cases as the refusing reference does', async () => {
+    // The other reading 0.2.0 on allows: the circle always offers done, whatever the setup left out or warded off.
+    const addsDone: AdapterFactory = async () => {
+      const inner = await reference();
+      return Object.assign(Object.create(inner) as Adapter, {
+        construct: (setup: CantripSetup, host: Host) => {
+          if (!setup.circle) return inner.construct(setup, host);
+          const { remove_gates: removed, ...wards } = setup.circle.wards;
+          const kept = (removed ?? []).filter((g) => g !== 'done');
+          const gates = setup.circle.gates.some((g) => g.name === 'done') ? setup.circle.gates : [...setup.circle.gates, { name: 'done' as const }];
+          return inner.construct({ ...setup, circle: { ...setup.circle, gates, wards: kept.length > 0 ? { ...wards, remove_gates: kept } : wards } }, host);
+        },
+      });
+    };
+    const suite = await runSuite(file, addsDone, { filter: CASES['CIRCLE-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+    expect(suite.cases.map((c) => [c.id, c.status, c.problems])).toEqual(CASES['CIRCLE-1']!.map((id) => [id, 'pass', []]));
+  });
+
+  it('COMP-1 (MAY): refusing the child that asks for a gate its parent lacks passes; refusing the setup is a skip with the reason', async () => {
+    const rewriting = (rewrite: (inner: Adapter, setup: CantripSetup, host: Host) => ReturnType<Adapter['construct']>): AdapterFactory => async () => {
+      const inner = await reference();
+      return Object.assign(Object.create(inner) as Adapter, { construct: (setup: CantripSetup, host: Host) => rewrite(inner, setup, host) });
+    };
+    const withoutChildGates = (setup: CantripSetup): CantripSetup =>
+      setup.circle ? { ...setup, circle: { ...setup.circle, gates: setup.circle.gates.map((g) => (g.name === 'call_entity' ? { name: 'call_entity' as const } : g)) } } : setup;
+    // The parent constrains its children to its own gates: the child asking for counter is refused before it runs.
+    const refusesTheChild = rewriting((inner, setup, host) => inner.construct(withoutChildGates(setup), host));
+    const refusesTheSetup = rewriting(async () => ({ ok: false, error: { code: 'unsupported', message: 'no gates for children here' } }));
+    const [child] = (await runSuite(file, refusesTheChild, { filter: CASES['COMP-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS })).cases;
+    expect([child?.status, child?.problems]).toEqual(['pass', []]);
+    const [setup] = (await runSuite(file, refusesTheSetup, { filter: CASES['COMP-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS })).cases;
+    expect(setup?.status).toBe('skipped');
+    expect(setup?.reason).toContain('not run: the implementation refused to construct');
+  });
 
   // PROD-8 is judged by the secret-kept-out ambient check on every case run over a wire (a key handed over).
   const WIRE_CASE = 'crystal2-overflow-on-the-wire-is-a-structured-failure';

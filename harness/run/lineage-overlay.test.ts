@@ -22,6 +22,8 @@ const UNTOUCHED = 'overlay-base-untouched-until-accept';
 const ACCEPT = 'overlay-accept-merges-into-the-base';
 const REJECT = 'overlay-reject-discards';
 const CHILD = 'overlay-child-and-parent-do-not-share-an-overlay';
+// Issue 24: the same from 0.2.0 on, without COMP-1's 0.1.0 subset rule (the child's requests name its file gates).
+const CHILD_FROM_020 = 'comp4-child-overlay-apart-from-the-parents';
 const FORK = 'overlay-fork-starts-from-the-overlay-at-the-fork-turn';
 const CONFINED = 'overlay-writes-confined-to-the-root';
 const LOOM = 'overlay-loom-shows-each-turns-changes';
@@ -112,7 +114,7 @@ describe('lineage: overlay-file-gate and bounded-event case families', () => {
 
   it('the families are in tests.yaml as listed here, each case requiring its feature', () => {
     const of = (feature: string) => file.cases.filter((c) => (c.requires ?? []).some((f) => f === feature)).map((c) => c.id).sort();
-    expect(of(OVERLAY)).toEqual([...OVERLAY_CASES].sort());
+    expect(of(OVERLAY)).toEqual([...OVERLAY_CASES, CHILD_FROM_020].sort());
     expect(of(EVENTS)).toEqual([...EVENT_CASES].sort());
   });
 
@@ -133,6 +135,16 @@ describe('lineage: overlay-file-gate and bounded-event case families', () => {
     for (const c of suite.cases) {
       expect(c.status, c.id).toBe('skipped');
       expect(c.reason, c.id).toMatch(/^feature not declared: .*(overlay-file-gates|bounded-events)/);
+    }
+  });
+
+  it('0.3.1: the reference passes the child-overlay case, and each defect that fails the 0.1.0 one fails it on COMP-4 alone', async () => {
+    const passed = await runSuite(file, reference, { filter: [CHILD_FROM_020], draft: '0.3.1' });
+    expect(passed.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual([[CHILD_FROM_020, 'pass', [], []]]);
+    for (const defect of ['overlay-writes-through', 'one-overlay-for-every-entity', 'accept-discards'] as const) {
+      expect(Object.keys(EXPECTED[defect].fails), defect).toContain(CHILD);
+      const broken = await runSuite(file, withOverlayEventDefect(defect), { filter: [CHILD_FROM_020], draft: '0.3.1' });
+      expect(broken.cases.map((c) => [defect, c.status, c.failed_rules])).toEqual([[defect, 'fail', ['COMP-4']]]);
     }
   });
 

@@ -39,6 +39,16 @@ const CHILD_LIMIT_CASES = [
 // Issue 22: a ceiling on a ward the child lacks, an allow list that admits.
 const CEILING_WITHOUT_WARD = 'child-limits-ceiling-on-a-ward-the-child-lacks-refused';
 const ALLOW_LIST_ADMITS = 'child-limits-allow-list-admits-a-child-with-allowed-gates';
+// Issue 24: the child-limit cases that rested on COMP-1's 0.1.0 subset rule, rebuilt from 0.2.0 on parent-imposed wards (WARD-1).
+const LATER_DRAFT_CHILD_LIMIT_CASES = [
+  'ward1-child-limits-disallowed-medium-refused',
+  'ward1-child-limits-denied-gate-refused-compliant-child-runs',
+  'ward1-child-limits-gate-off-the-allow-list-refused',
+  'ward1-child-limits-batch-refuses-only-the-breaking-child',
+  'ward1-child-limits-hold-for-a-grandchild',
+];
+/** The child-limit cases judged at 0.3.1: the rebuilt ones and the two that hold at every draft. */
+const CHILD_LIMIT_CASES_AT_031 = [...LATER_DRAFT_CHILD_LIMIT_CASES, 'child-limits-turn-cap-over-the-ceiling-refused', CEILING_WITHOUT_WARD];
 const ALL_VERIFIER_CASES = [...VERIFIER_CASES, REFUSALS_APART, CHILD_BOUND, SCHEMA_IN_CODE];
 const ALL_CHILD_LIMIT_CASES = [...CHILD_LIMIT_CASES, CEILING_WITHOUT_WARD, ALLOW_LIST_ADMITS];
 
@@ -94,7 +104,7 @@ describe('lineage wards: verifier and child-circle case families', () => {
 
   it('the families are in tests.yaml as listed here, each case requiring its feature', () => {
     const lineage = file.cases.filter((c) => (c.requires ?? []).some((f) => FEATURES.includes(f)));
-    expect(lineage.map((c) => c.id).sort()).toEqual([...ALL_VERIFIER_CASES, ...ALL_CHILD_LIMIT_CASES].sort());
+    expect(lineage.map((c) => c.id).sort()).toEqual([...ALL_VERIFIER_CASES, ...ALL_CHILD_LIMIT_CASES, ...LATER_DRAFT_CHILD_LIMIT_CASES].sort());
   });
 
   it('the reference passes every case of both families', async () => {
@@ -115,6 +125,26 @@ describe('lineage wards: verifier and child-circle case families', () => {
     const suite = await runSuite(file, asksForASummary(reference), { filter: ['verifier-refusals-in-a-row-truncate-the-cast'], draft: SEED_DRAFT });
     expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual([['verifier-refusals-in-a-row-truncate-the-cast', 'pass', [], []]]);
   });
+
+  it('0.3.1: the reference passes the child-limit cases that apply there', async () => {
+    const suite = await runSuite(file, reference, { filter: CHILD_LIMIT_CASES_AT_031, draft: '0.3.1' });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems]).sort()).toEqual(CHILD_LIMIT_CASES_AT_031.map((id) => [id, 'pass', [], []]).sort());
+  });
+
+  // From 0.2.0 the child-limit refusals are the parent's constraint holding (WARD-1), no longer COMP-1's subset rule.
+  const AT_031: Partial<Record<WardDefect, string[]>> = {
+    'child-limits-checked-after-the-child-ran': CHILD_LIMIT_CASES_AT_031,
+    'ceilings-only-on-wards-the-child-has': [CEILING_WITHOUT_WARD],
+  };
+  for (const [defect, cases] of Object.entries(AT_031) as [WardDefect, string[]][]) {
+    it(`0.3.1: ${defect} fails exactly ${cases.length} child-limit case(s), on WARD-1 alone`, async () => {
+      const suite = await runSuite(file, withWardDefect(defect, reference), { filter: CHILD_LIMIT_CASES_AT_031, draft: '0.3.1' });
+      expect(suite.cases.filter((c) => c.status === 'errored').map((c) => [c.id, c.reason])).toEqual([]);
+      const failed = suite.cases.filter((c) => c.status === 'fail');
+      expect(failed.map((c) => [c.id, c.failed_rules]).sort()).toEqual(cases.map((id) => [id, ['WARD-1']]).sort());
+      for (const c of failed) expect(c.failures.map((f) => f.path).some((path) => /^(requests\.child|loom\.spawned)/.test(path)), c.id).toBe(true);
+    });
+  }
 
   for (const defect of WARD_DEFECTS) {
     it(`${defect}: fails exactly its cases, on ${EXPECTED[defect].rules.join(', ')}, by their own expectations`, async () => {

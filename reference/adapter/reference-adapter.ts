@@ -60,7 +60,7 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call', 'loom-during-cast', 'acp', 'gate-credentials'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call', 'child-gates', 'loom-during-cast', 'acp', 'gate-credentials'],
         // PROD-6, PROD-7: the reference served as an ACP agent over stdio (reference/acp/, docs/acp.md), on the crystal the kit serves.
         acp: acpLaunch(),
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },

@@ -140,10 +140,12 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripS
     return setup.name === 'read' ? readGate({ root }) : listDirGate({ root });
   }
   if (setup.name === 'call_entity' || setup.name === 'call_entity_batch') {
-    const composition = setup as { crystal?: string; call?: CallSetup };
+    const composition = setup as { crystal?: string; call?: CallSetup; child_gates?: GateSetup[] };
     const dependencies = {
       ...(composition.crystal ? { crystal: crystalFor(host, composition.crystal, cantrip, undefined, undefined) } : {}),
       ...(composition.call ? { call: toCall(composition.call) } : {}),
+      // COMP-1, COMP-7 from 0.2.0: gates a child may hold beyond its parent's, bound here (CIRCLE-10); drafts/child-circle.ts ignores them at 0.1.0.
+      ...(composition.child_gates ? { childGates: composition.child_gates.map((gate) => buildGate(gate, host, wards, cantrip, overlays, draft)) } : {}),
       draft,
       // From 0.2.0 a request may name its child's LLM (COMP-7): any crystal the harness serves, bound here (CIRCLE-10).
       crystalNamed: (name: string) => crystalFor(host, name, cantrip, undefined, undefined),
