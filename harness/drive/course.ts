@@ -124,13 +124,15 @@ function strayEntityFault(state: DriveState): CrystalFault | undefined {
       delegated += entries === undefined ? 1 : entries.length;
     }
   }
-  // A child with a turn queried at least once, on a crystal or lane children use (its turn may record a failed query, LOOM-1).
+  // A child with a turn queried at least once, on a crystal or lane children use (its turn may record a failed query, LOOM-1),
+  // unless it was cut off before its first query (a parent's timeout, COMP-9): then its only turns record the cut,
+  // truncated with no gate call, and it needs a delegation but no query.
   const childQueries = state.crystals.queries.filter((q) => q.lane !== UNPLACED_LANE && state.crystals.childCrystal(q.lane)).length;
-  const bound = Math.min(delegated, childQueries);
-  if (others.size <= bound) return undefined;
+  const cutBeforeQuerying = [...others].filter((id) => strays.every((t) => t.entity_id !== id || (t.truncated === true && (t.gate_calls?.length ?? 0) === 0))).length;
+  if (others.size <= delegated && others.size - cutBeforeQuerying <= Math.min(delegated, childQueries)) return undefined;
   return {
     kind: 'fail',
-    message: `the loom holds turns of ${others.size} entities that no action produced, but the crystals' replies asked for ${delegated} children and children queried ${childQueries} times: some entity came from neither a cast nor an invocation (${[...others].slice(0, 4).join(', ')})`,
+    message: `the loom holds turns of ${others.size} entities that no action produced (${cutBeforeQuerying} of them cut off before a query), but the crystals' replies asked for ${delegated} children and children queried ${childQueries} times: some entity came from neither a cast nor an invocation (${[...others].slice(0, 4).join(', ')})`,
     rules: ['ENTITY-1'],
   };
 }
