@@ -189,12 +189,22 @@ export class AcpClient {
       if ('value' in settled) return { ok: true, value: settled.value };
       const error = settled.error;
       if (error instanceof RequestError) return { ok: false, error: { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) } };
-      // Not an answer of the agent: the connection itself failed (closed, unreadable output).
+      // Not an answer of the agent: the connection itself failed (closed, unreadable output). An agent that
+      // exits closes its stdout before its stderr is read to the end: wait (bounded) for the exit, so the
+      // message and stderr() keep what it wrote last.
+      await this.exitOrBound();
       throw new AcpAgentUnanswered(`no answer to ${method} from the ACP agent (${this.process.label}): ${error instanceof Error ? error.message : String(error)}${this.stderrNote()}`);
     } finally {
       clearTimeout(timer);
       request.catch(() => undefined);
     }
+  }
+
+  /** Waits until the agent's process has exited and its output is read, or the stop bound passes. */
+  private async exitOrBound(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.process.exited, new Promise((resolve) => (timer = setTimeout(resolve, this.bounds.stopMs)))]);
+    clearTimeout(timer);
   }
 
   private stderrNote(): string {
