@@ -22,7 +22,8 @@ const RANK: Record<string, number> = {
   run: 6,
   properties: 7,
   report: 8,
-  cli: 9,
+  site: 9,
+  cli: 10,
   vitest: 9,
 };
 /** Only tests import test support; the package's public index may re-export any stage. */

@@ -19,6 +19,7 @@ import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
 import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './crystal-server-command.ts';
+import { runSite, SITE_USAGE } from './site-command.ts';
 import { caseForDraft, DraftChoiceError, selects, UNDECLARED_DRAFT } from '../plan/index.ts';
 import { draftOf, draftVersions } from '../../spec/drafts.ts';
 import { DEFAULT_CASE_TIMEOUT_MS } from '../run/index.ts';
@@ -83,6 +84,7 @@ commands:
   run      run the suite and write reports          (cantrip-conformance run --help)
   diff     compare two report.json files            (${DIFF_USAGE.replace('usage: ', '')})
   matrix   rule-by-implementation table of reports  (${MATRIX_USAGE.replace('usage: ', '')})
+  site     static results site of many reports      (${SITE_USAGE.replace('usage: ', '')})
   crystal-server  serve one case's crystals over HTTP to debug a provider by hand
            (${CRYSTAL_SERVER_USAGE.replace('usage: ', '')})
 
@@ -125,6 +127,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === 'diff') return runDiff(rest, io);
   if (command === 'matrix') return runMatrix(rest, io);
+  if (command === 'site') return runSite(rest, io);
   if (command === 'crystal-server') return runCrystalServer(rest, io, PACKAGE_ROOT);
   // Ending the implementations' processes makes whatever waits on them give up at once.
   const onInterrupt = (): void => void stopAllImplementations(STOP_GRACE_MS);

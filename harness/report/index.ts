@@ -5,3 +5,16 @@ export { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '.
 export { buildMatrix, renderMatrixHtml, renderMatrixMarkdown } from './matrix.ts';
 export { writeReportOutputs } from './outputs.ts';
 export { assertReportValid, buildReport, exitCode } from './report.ts';
+// What the results site (harness/site/) renders with: the report's words, styles and badges.
+export type { Report, LevelVerdict } from './report.ts';
+export type { RootCause } from './root-causes.ts';
+export type { Matrix, MatrixCell, MatrixColumn, MatrixRow } from './matrix.ts';
+export type { Change, ReportDiff } from './diff.ts';
+export type { Badge } from './summary.ts';
+export { cellText } from './matrix.ts';
+export { anchor, causeText, clipText, expectationLine, html, LEVELS, oneLine, plural } from './format.ts';
+export { STYLE } from './html.ts';
+export { notExercisedText, profileText, skipNote, skippedAt } from './profile.ts';
+export { verdictDetail } from './markdown.ts';
+export { renderBadge } from './summary.ts';
+export { catalogOfReport, draftName, draftOfReport } from './draft.ts';
