@@ -8,7 +8,8 @@
  * and writing the site (median of `--repeat` builds), and prints the pages' sizes: the front page, the
  * largest implementation and rule pages, and the whole site.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -100,7 +101,7 @@ try {
   console.log(`  read and validate the reports: ${(median(read) / 1000).toFixed(2)} s (${(Math.min(...read) / 1000).toFixed(2)}-${(Math.max(...read) / 1000).toFixed(2)})`);
   console.log(`  build the pages:               ${(median(build) / 1000).toFixed(2)} s (${(Math.min(...build) / 1000).toFixed(2)}-${(Math.max(...build) / 1000).toFixed(2)})`);
   console.log(`  write them:                    ${(median(write) / 1000).toFixed(2)} s (${(Math.min(...write) / 1000).toFixed(2)}-${(Math.max(...write) / 1000).toFixed(2)})`);
-  console.log(`  front page ${kb(front)}; implementation pages median ${kb(median(impl))}, largest ${kb(Math.max(...impl))}; rule pages median ${kb(median(rules))}, largest ${kb(Math.max(...rules))}; whole site ${kb(total(join(dir, 'site')))}`);
+  console.log(`  front page ${kb(front)} (${kb(gzipSync(readFileSync(join(dir, 'site', 'index.html'))).length)} gzipped, as a static host serves it); implementation pages median ${kb(median(impl))}, largest ${kb(Math.max(...impl))}; rule pages median ${kb(median(rules))}, largest ${kb(Math.max(...rules))}; whole site ${kb(total(join(dir, 'site')))}`);
   console.log(`load average at the end ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -50,6 +50,8 @@ export interface ProjectSiteOptions {
   properties: boolean;
   /** Lines of progress; default stderr. */
   log?: (line: string) => void;
+  /** Longest one run may take before it is stopped and the build fails; default 10 minutes (a whole run on a busy machine takes a few). */
+  runTimeoutMs?: number;
 }
 
 /** Runs every implementation, writes the manifest, builds the site. Throws when a run could not be judged (exit 2) or the site fails to build. */
@@ -61,7 +63,8 @@ export function buildProjectSite(options: ProjectSiteOptions): void {
     const out = join(options.runs, run.id);
     const args = [CLI, 'run', '--adapter', run.adapter, '--spec', run.draft, '--out', out, '--quiet', ...(options.properties ? [] : ['--no-properties']), ...(options.quick ? ['--filter', QUICK_FILTER] : [])];
     const started = Date.now();
-    const result = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const result = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: options.runTimeoutMs ?? 600_000, killSignal: 'SIGTERM' });
+    if (result.error) throw new Error(`${run.id}: the run did not finish: ${result.error.message}`);
     // Exit 1 (a failing MUST) is the point of the broken implementations; 3 (incomplete) is reported as it is. 2 means nothing was judged.
     if (result.status === 2 || result.status === null || !existsSync(join(out, 'report.json'))) {
       throw new Error(`${run.id}: the run did not produce a report (exit ${result.status ?? result.signal}):\n${result.stderr.slice(-2000)}`);
@@ -73,7 +76,7 @@ export function buildProjectSite(options: ProjectSiteOptions): void {
     reports: PROJECT_RUNS.map((r) => ({ report: `${r.id}/report.json`, implementation: r.implementation, version: r.version, date: r.date })),
   };
   writeFileSync(join(options.runs, 'site.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  const site = spawnSync(process.execPath, [CLI, 'site', '--manifest', join(options.runs, 'site.json'), '--out', options.out], { cwd: ROOT, encoding: 'utf8' });
+  const site = spawnSync(process.execPath, [CLI, 'site', '--manifest', join(options.runs, 'site.json'), '--out', options.out], { cwd: ROOT, encoding: 'utf8', timeout: options.runTimeoutMs ?? 600_000 });
   if (site.status !== 0) throw new Error(`site: exit ${site.status}:\n${site.stderr}`);
   log(site.stdout.trim());
 }
