@@ -40,7 +40,7 @@ describe('the level of each expectation in the judged draft', () => {
   it('a named part (LLM-5 emulation), a rule that moved (COMP-9) and a weaker rule (LOOM-12) count at their own level', () => {
     expect(levelsAt(FORCING, '0.1.0')).toEqual([['CRYSTAL-5', 'MUST'], ['CRYSTAL-1', 'MUST']]);
     expect(levelsAt(FORCING, '0.3.1')).toEqual([['LLM-5', 'SHOULD'], ['LLM-1', 'MUST']]);
-    expect(levelsAt('comp9-parent-timeout-truncates-child', '0.3.1')).toEqual([['LOOP-4', 'MUST'], ['COMP-9', 'SHOULD'], ['COMP-9', 'SHOULD'], ['COMP-9', 'SHOULD']]);
+    expect(levelsAt('comp9-parent-timeout-truncates-child-own-circle', '0.3.1')).toEqual([['LOOP-4', 'MUST'], ['COMP-9', 'SHOULD'], ['COMP-9', 'SHOULD'], ['COMP-9', 'SHOULD']]);
     expect(levelsAt('comp9-parent-timeout-truncates-child', '0.1.0').map(([, l]) => l)).toEqual(['MUST', 'MUST', 'MUST', 'MUST']);
     expect(levelsAt('loom10-threads-of-two-casts-part-at-the-root', '0.3.1').at(-1)).toEqual(['LOOM-12', 'SHOULD']);
   });
