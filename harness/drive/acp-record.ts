@@ -29,6 +29,8 @@ export interface AcpRecord {
   outside_prompts: unknown[];
   /** Requests the agent made of the kit (which advertises no client services and grants no permission). */
   client_requests: ClientRequestSeen[];
+  /** Every message the agent sent, as sent, in order (responses, notifications of any method, requests): what PROD-8's search reads in full. */
+  inbound: unknown[];
   /** What the crystal server found wrong in the agent's crystal requests. */
   wire_problems: Array<WireProblem & { seq: number }>;
   /** The last lines the agent wrote on stderr. */
@@ -68,5 +70,5 @@ export interface AcpPromptRecord {
 }
 
 export function emptyAcpRecord(): AcpRecord {
-  return { launch: null, initialize: null, initialize_error: null, update_problems: [], outside_prompts: [], client_requests: [], wire_problems: [], stderr: '' };
+  return { launch: null, initialize: null, initialize_error: null, update_problems: [], outside_prompts: [], client_requests: [], inbound: [], wire_problems: [], stderr: '' };
 }

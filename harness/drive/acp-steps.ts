@@ -117,6 +117,8 @@ async function startDrive(state: DriveState): Promise<AcpDrive> {
     await server.close();
     throw error;
   }
+  // The key is a secret the kit hands the agent (PROD-8): the secret-kept-out check looks for it in all it sends.
+  state.prepared.acp_api_key = server.apiKey;
   const client = new AcpClient(filled, ACP_BOUNDS);
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= closeDrive(state, { client, server, crystals }));
@@ -148,6 +150,7 @@ async function closeDrive(state: DriveState, drive: AcpDrive): Promise<void> {
   const acp = state.record.acp;
   acp.stderr = drive.client.stderr();
   acp.client_requests = jsonCopy(drive.client.clientRequests);
+  acp.inbound = jsonCopy(drive.client.inbound);
   acp.wire_problems = drive.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, ...p })));
   noteOutside(state, drive, '(outside prompts)');
   state.faults.push(...drive.crystals.faults);

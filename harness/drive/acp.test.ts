@@ -18,6 +18,7 @@ import { caseForDraft } from '../plan/index.ts';
 import { hangBound } from '../testing/hang-bound.ts';
 import { runCase, type CaseResult } from '../run/index.ts';
 import { driveCase } from './index.ts';
+import { buildReport } from '../report/index.ts';
 
 const SUITE = loadCaseFile(resolve(import.meta.dirname, '../../tests.yaml'));
 /** PROD-6 and PROD-7 are rules of the drafts from 0.2.0 on: each case as the newest draft judges it. */
@@ -110,6 +111,27 @@ describe('the kit drives an implementation as an ACP client (PROD-6, PROD-7)', (
       ]);
       // A failure is the case's own rule only.
       for (const r of results) expect(r.failed_rules).toEqual(r.status === 'fail' ? r.rules : []);
+      // None of them says the key it was handed (PROD-8's ambient check looks through all it sent).
+      for (const r of results) expect([r.id, r.invariants.find((i) => i.id === 'secret-kept-out')?.status]).toEqual([r.id, 'pass']);
     });
   }
+
+  it('the small agent that streams the key it was handed in a session update passes both cases on their own rules and fails PROD-8 alone', { timeout: TEST_MS }, async () => {
+    const adapter = () => withSmallAcpAgent(createReferenceAdapter(), 'leaks-key');
+    const results = [await run(FLOW, adapter), await run(CONTINUITY, adapter)];
+    expect(results.map((r) => [r.id, r.status, r.failed_rules])).toEqual([
+      [FLOW.id, 'pass', []],
+      [CONTINUITY.id, 'pass', []],
+    ]);
+    for (const r of results) {
+      const failing = r.invariants.filter((i) => i.status === 'fail');
+      expect(failing.map((i) => [i.id, i.rules])).toEqual([['secret-kept-out', ['PROD-8']]]);
+      // Found where it was streamed: the prompt's updates and the agent's messages as sent.
+      expect(failing[0]!.detail).toContain('acp_prompts.first.updates');
+      expect(failing[0]!.detail).toContain('acp.inbound');
+    }
+    const description = await adapter().describe();
+    const report = buildReport({ description, file: 'tests.yaml', spec_version: JUDGED, draft: JUDGED, format_version: 1, started_at: new Date().toISOString(), duration_ms: 1, cases: results });
+    expect(report.ambient_checks.filter((a) => a.status === 'fail').flatMap((a) => a.findings.map((f) => f.rules))).toEqual([['PROD-8']]);
+  });
 });

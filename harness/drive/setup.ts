@@ -27,6 +27,8 @@ export interface PreparedSetup {
   childCrystals: Set<string>;
   /** Feature gate-credentials (PROD-8): the run's credential, when a gate is built with one; random per run. */
   credential?: GateCredential;
+  /** Feature acp (PROD-8): the API key the kit handed the ACP agent for its crystal, once an ACP action started it. */
+  acp_api_key?: string;
 }
 
 /** `filesDir`: where the case's files were written; file gates' roots are resolved against it. */

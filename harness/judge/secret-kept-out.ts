@@ -43,6 +43,8 @@ interface HandedSecret {
 function handedSecrets(d: DriveResult): HandedSecret[] {
   const keys = Object.values(d.prepared.setup.crystal_endpoints ?? {}).flatMap((e) => (e.api_key ? [e.api_key] : []));
   const secrets: HandedSecret[] = [...new Set(keys)].map((needle) => ({ what: 'the API key of a crystal endpoint', needle }));
+  // An ACP agent is handed its crystal's key in its launch: everything it sends is searched for it (acp.inbound holds every message).
+  if (d.prepared.acp_api_key) secrets.push({ what: 'the API key handed to the ACP agent', needle: d.prepared.acp_api_key });
   // A gate credential counts once some call carried it to the gate (the cast used it), or it showed anyway.
   const used = d.record.credential !== undefined && (d.record.credential.carried > 0 || d.record.credential.found.length > 0);
   if (d.prepared.credential && used) secrets.push({ what: 'the credential of a gate', needle: d.prepared.credential.needle });

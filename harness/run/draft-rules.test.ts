@@ -45,14 +45,14 @@ const CASES: Record<string, string[]> = {
   // Not new, but its cases were CANTRIP-3's until 0.2.0: refused at construction, or done offered anyway.
   'CIRCLE-1': ['circle1-circle-without-done-refused-or-given-done', 'circle1-done-removed-by-ward-refused-or-kept'],
   // Not new either: a grandchild under its grandparent's cap (issue 22 item 4's grandchildren half).
-  'WARD-1': ['ward1-grandchild-held-to-its-grandparents-turn-cap', 'ward1-child-limits-hold-for-a-grandchild', 'ward1-removal-ward-holds-for-a-gate-bound-for-children'],
+  'WARD-1': ['ward1-grandchild-held-to-its-grandparents-turn-cap-own-circle', 'ward1-child-limits-hold-for-a-grandchild', 'ward1-removal-ward-holds-for-a-gate-bound-for-children'],
   // Reversed at 0.2.0 (MAY): a child may hold a gate its parent lacks (feature child-gates).
   'COMP-1': ['comp1-child-asks-for-a-gate-its-parent-lacks'],
 };
 const ALL = Object.values(CASES).flat();
 /** Defects that break one behaviour of a rule with several cases fail only that behaviour's case(s). */
 const FAILS: Partial<Record<Defect, string[]>> = {
-  'grandchildren-compose-with-the-requested-cap': ['ward1-grandchild-held-to-its-grandparents-turn-cap'],
+  'grandchildren-compose-with-the-requested-cap': ['ward1-grandchild-held-to-its-grandparents-turn-cap-own-circle'],
   'child-limits-not-handed-down': ['ward1-child-limits-hold-for-a-grandchild'],
   'children-drop-the-parents-removals': ['ward1-removal-ward-holds-for-a-gate-bound-for-children'],
 };

