@@ -38,6 +38,7 @@ import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '.
 import { runSuite, type AdapterFactory } from '../run/index.ts';
 
 import type { CliIo } from './io.ts';
+import { scrubSecrets } from '../values/index.ts';
 import { PACKAGE_ROOT } from '../case-file/index.ts';
 
 export { PACKAGE_ROOT };
@@ -137,6 +138,15 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * `io` whose every line leaves without a secret (harness/values/secrets.ts): what the console shows
+ * of a run comes from the implementation as much as the report does.
+ */
+function scrubbedIo(io: CliIo): CliIo {
+  const clean = (write: (line: string) => void) => (line: string) => write(scrubSecrets(line));
+  return { ...io, out: clean(io.out), err: clean(io.err), ...(io.progress && { progress: clean(io.progress) }), ...(io.progressLine && { progressLine: clean(io.progressLine) }) };
+}
+
 /** The exit code of an interrupted run, or undefined when the run was not interrupted. */
 function interruptedExit(io: CliIo): number | undefined {
   return io.interrupt?.aborted ? (INTERRUPTED_EXIT[String(io.interrupt.reason)] ?? 130) : undefined;
@@ -167,6 +177,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (options.quiet) io = { ...io, progress: undefined, progressLine: undefined };
+  io = scrubbedIo(io);
   let file;
   let expected: ReadonlySet<string> | undefined;
   try {

@@ -19,6 +19,7 @@ import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck
 import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts';
 import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
 import { caseInDraftTerms, propertyInDraftTerms } from './judged-ids.ts';
+import { scrubSecretsDeep } from '../values/index.ts';
 
 export const REPORT_VERSION = 1;
 /** The chapter titles of draft 0.1.0; a report uses those of the draft it judged (draft.ts `chapterTitles`). */
@@ -165,7 +166,9 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     for (const c of mine) counts[c.status]++;
     return { chapter: Number(n), title, total: mine.length, ...counts };
   });
-  return {
+  // The one point every output passes: no credential the kit made up and no secret of the environment
+  // leaves in what the implementation said (stderr tails, errors, values) (harness/values/secrets.ts).
+  return scrubSecretsDeep({
     report_version: REPORT_VERSION,
     implementation: suite.description,
     spec_version: suite.spec_version,
@@ -193,7 +196,7 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     ...(properties && { properties }),
     profile: buildProfile(suite.description, suite.cases, properties ?? [], rules),
     ...(options.interrupted && { interrupted: options.interrupted }),
-  };
+  } satisfies Report);
 }
 
 /** The ids of the cases planning left out as outside the judged draft, when the run says (harness/run `outside_draft`). */
