@@ -54,6 +54,8 @@ export interface CrystalFault {
   message: string;
   /** The rules a `fail` breaks, when it is not the case's own (a request no entity's intent places: INTENT-2). */
   rules?: string[];
+  /** A `fail` of a sentence that has no rule id in any draft, by its section (`§4.5`): the case fails blaming none of its rules. */
+  unnumbered?: string;
 }
 
 /** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */

@@ -14,7 +14,7 @@ import type { Level } from '../case-file/index.ts';
 import type { CaseResult, CaseStatus, SuiteResult } from '../run/index.ts';
 import type { PropertyResult, PropertyStatus } from '../properties/index.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
-import { buildProfile, type Profile } from './profile.ts';
+import { buildProfile, skipKind, type Profile } from './profile.ts';
 import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck } from './ambient-checks.ts';
 import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts';
 import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
@@ -39,6 +39,12 @@ export type LevelStatus = 'pass' | 'fail' | 'incomplete' | 'no-cases';
 export interface LevelVerdict extends Counts {
   status: LevelStatus;
   applicable: number;
+  /**
+   * Set when the level judged nothing, or less than {@link MIN_JUDGED_SHARE} of what the implementation
+   * offers (cases and properties not skipped for an undeclared feature or another transport): the level
+   * is then incomplete, never a pass, so refusing setups or filtering to what is not offered cannot pass.
+   */
+  judged_too_little?: { judged: number; of: number };
   /** Property results of this level, when properties ran. */
   properties?: Record<PropertyStatus, number>;
   /** Ambient findings that break a rule of this level (each once, however many cases show it); any fails the level. */
@@ -146,8 +152,9 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     const failed = counts.fail + mine.filter((c) => c.stale).length + p.fail + mineProps.filter((x) => x.stale).length;
     // An errored case or property (the adapter threw, a time limit, an interruption) checked nothing: the level is incomplete, not failed.
     const unfinished = counts.errored + p.errored;
-    const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
-    verdict[level] = { status, applicable, ...counts, ...(properties && { properties: p }) };
+    const tooLittle = judgedTooLittle([...mine, ...mineProps], counts.pass + counts.fail + counts.xfail + p.pass + p.fail + p.xfail);
+    const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 || tooLittle ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
+    verdict[level] = { status, applicable, ...counts, ...(properties && { properties: p }), ...(tooLittle && { judged_too_little: tooLittle }) };
   }
   const ambient = ambientChecks(suite.cases, draft.version);
   const levelOf = new Map(catalog.rules.map((r) => [r.id as string, r.level as Level]));
@@ -270,6 +277,21 @@ export const INCOMPLETE_EXIT = 3;
 export function exitCode(report: Report): 0 | 1 | typeof INCOMPLETE_EXIT {
   if (report.verdict.MUST.status === 'fail' || report.stale.length > 0) return 1;
   return report.verdict.MUST.status === 'incomplete' ? INCOMPLETE_EXIT : 0;
+}
+
+/** A level that judged less than this share of what the implementation offers is incomplete (issue 32). */
+export const MIN_JUDGED_SHARE = 0.25;
+
+/**
+ * How little a level judged, when too little: nothing while it had cases or properties, or less than
+ * {@link MIN_JUDGED_SHARE} of those not skipped for a capability the implementation does not declare
+ * (skips for a refused setup or an errored run count as not judged). Undefined when enough was judged.
+ */
+function judgedTooLittle(items: readonly { status: string; reason?: string }[], judged: number): { judged: number; of: number } | undefined {
+  if (items.length === 0) return undefined;
+  const offered = items.filter((x) => x.status !== 'skipped' || !['undeclared', 'transport'].includes(skipKind(x.reason).kind)).length;
+  if (judged === 0) return { judged, of: Math.max(offered, items.length) };
+  return judged < MIN_JUDGED_SHARE * offered ? { judged, of: offered } : undefined;
 }
 
 /** Throws when the report does not match its schema (a harness bug, never a verdict). */

@@ -313,6 +313,10 @@ async function runDrive(
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
     const inexpressible = drive.faults.find((f) => f.kind === 'skip');
     if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
+    // A setup every implementation must build was refused (drive/refused-setup.ts): the case fails on that
+    // alone; its expectations read what never ran, and the sentence broken has no rule id to blame.
+    const refusedRequired = drive.faults.find((f) => f.unnumbered !== undefined);
+    if (refusedRequired) return { result: { ...base(c, 'fail', elapsed()), problems: [refusedRequired.message] } };
     const premiseMissed = missedPremise(c, drive);
     if (premiseMissed !== undefined) return { result: base(c, 'errored', elapsed(), 'timing premise missed'), premiseMissed };
     const draft = c.judged_draft ?? chooseDraft(description);
