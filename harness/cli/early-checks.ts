@@ -2,7 +2,7 @@
  * What the command checks before the first case runs, so a mistake costs an exit 2 with a message that
  * says what to fix, not a stack trace or a whole run whose report cannot be written.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { checkOutputFolder, OutputFolderError } from '../report/index.ts';
 import type { Adapter } from '../../schemas/adapter.ts';
 import type { AdapterFactory } from '../run/index.ts';
 
@@ -37,13 +37,16 @@ export async function checkAdapterFactory(create: AdapterFactory, module: string
   await Promise.race([(made as Adapter).dispose().catch(() => undefined), limit]).finally(() => clearTimeout(timer));
 }
 
-/** Makes the report directory (and its parents) and checks it can be written, before the run starts. */
+/**
+ * Checks, before the run starts, that the report folder can hold files (harness/report/write-files.ts):
+ * a path that cannot (a file, /proc, a read-only place) is refused at once, and a folder the check had
+ * to make is removed again, so a run that never starts leaves no empty folder.
+ */
 export function checkOutDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
-    accessSync(dir, constants.W_OK);
+    checkOutputFolder(dir);
   } catch (error) {
-    throw new EarlyCheckError(`cannot write the report to ${dir}: ${(error as Error).message}`);
+    throw new EarlyCheckError(error instanceof OutputFolderError ? error.message : `cannot write the report to ${dir}: ${(error as Error).message}`);
   }
 }
 

@@ -12,11 +12,11 @@
  * directory; `--no-out` writes none. Every implementation process
  * (and its process group) is ended before main returns.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
-import { writeReportOutputs } from '../report/index.ts';
+import { makeOutputFolder, writeOutputFile, writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
 import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './crystal-server-command.ts';
 import { caseForDraft, DraftChoiceError, selects, UNDECLARED_DRAFT } from '../plan/index.ts';
@@ -285,9 +285,9 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   for (const line of [...propertyLines(report), ...verdictLines(report)]) io.out(line);
   if (options.out) {
     const dir = resolve(io.cwd, options.out);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(join(dir, 'report.md'), renderMarkdown(report));
+    makeOutputFolder(dir);
+    writeOutputFile(dir, 'report.json', `${JSON.stringify(report, null, 2)}\n`);
+    writeOutputFile(dir, 'report.md', renderMarkdown(report));
     // JUnit XML, a self-contained HTML report, a job summary and a badge, next to report.json.
     const more = writeReportOutputs(dir, report).map((file) => relative(dir, file) || file);
     io.out(`wrote ${join(dir, 'report.json')}, report.md and ${more.join(', ')}${interrupted ? ' (partial: the run was interrupted)' : ''}`);

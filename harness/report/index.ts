@@ -5,3 +5,4 @@ export { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '.
 export { buildMatrix, renderMatrixHtml, renderMatrixMarkdown } from './matrix.ts';
 export { writeReportOutputs } from './outputs.ts';
 export { assertReportValid, buildReport, exitCode } from './report.ts';
+export { checkOutputFolder, makeOutputFolder, OutputFolderError, writeOutputFile } from './write-files.ts';
