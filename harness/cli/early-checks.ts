@@ -5,6 +5,7 @@
 import { checkOutputFolder, OutputFolderError } from '../report/index.ts';
 import type { Adapter } from '../../schemas/adapter.ts';
 import type { AdapterFactory } from '../run/index.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 /** A problem found before the run; the command prints the message and exits 2. */
 export class EarlyCheckError extends Error {
@@ -33,7 +34,7 @@ export async function checkAdapterFactory(create: AdapterFactory, module: string
     throw new EarlyCheckError(`${module}: createAdapter() returned ${shape(made)}, not an adapter (no ${missing.map((m) => `${m}()`).join(', ')}; see schemas/adapter.ts)`);
   }
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise((resolve) => (timer = setTimeout(resolve, PROBE_DISPOSE_MS)));
+  const limit = new Promise((resolve) => (timer = setTimeout(resolve, stretchedForLoad(PROBE_DISPOSE_MS))));
   await Promise.race([(made as Adapter).dispose().catch(() => undefined), limit]).finally(() => clearTimeout(timer));
 }
 

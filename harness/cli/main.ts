@@ -38,7 +38,7 @@ import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '.
 import { runSuite, type AdapterFactory } from '../run/index.ts';
 
 import type { CliIo } from './io.ts';
-import { scrubSecrets } from '../values/index.ts';
+import { scrubSecrets, stretchedForLoad } from '../values/index.ts';
 import { PACKAGE_ROOT } from '../case-file/index.ts';
 
 export { PACKAGE_ROOT };
@@ -128,13 +128,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (command === 'matrix') return runMatrix(rest, io);
   if (command === 'crystal-server') return runCrystalServer(rest, io, PACKAGE_ROOT);
   // Ending the implementations' processes makes whatever waits on them give up at once.
-  const onInterrupt = (): void => void stopAllImplementations(STOP_GRACE_MS);
+  const onInterrupt = (): void => void stopAllImplementations(stretchedForLoad(STOP_GRACE_MS));
   io.interrupt?.addEventListener('abort', onInterrupt, { once: true });
   try {
     return await mainRun(argv, io);
   } finally {
     io.interrupt?.removeEventListener('abort', onInterrupt);
-    await stopAllImplementations(STOP_GRACE_MS);
+    await stopAllImplementations(stretchedForLoad(STOP_GRACE_MS));
   }
 }
 

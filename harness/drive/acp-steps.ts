@@ -21,6 +21,7 @@ import { EntityLanes } from './entity-lanes.ts';
 import { MockCrystals } from './mock-crystal.ts';
 import { OutcomeWatch } from './outcome-watch.ts';
 import type { ActionTrace } from './run-record.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 /**
  * Bounds on the agent. Start-up includes booting a runtime (tsx compiling TypeScript takes seconds on a
@@ -117,7 +118,8 @@ async function startDrive(state: DriveState): Promise<AcpDrive> {
     await server.close();
     throw error;
   }
-  const client = new AcpClient(filled, ACP_BOUNDS);
+  // The bounds hold on an idle machine; a loaded one stretches them, like the case limits.
+  const client = new AcpClient(filled, { startupMs: stretchedForLoad(ACP_BOUNDS.startupMs), requestMs: stretchedForLoad(ACP_BOUNDS.requestMs), stopMs: stretchedForLoad(ACP_BOUNDS.stopMs) });
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= closeDrive(state, { client, server, crystals }));
   closings.set(state, close);

@@ -165,7 +165,7 @@ export async function describeAdapter(factory: AdapterFactory): Promise<Descript
   try {
     return await bounded(adapter.describe(), DEFAULT_CASE_TIMEOUT_MS, 'describe()');
   } finally {
-    await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
+    await bounded(adapter.dispose(), stretchedForLoad(DISPOSE_TIMEOUT_MS), 'dispose()').catch(() => undefined);
   }
 }
 
@@ -345,7 +345,7 @@ async function runDrive(
   } finally {
     // The port closes first: a provider still waiting on it fails at once, which unblocks a hung case.
     await Promise.all(closers.map((close) => close()));
-    if (adapter) await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
+    if (adapter) await bounded(adapter.dispose(), stretchedForLoad(DISPOSE_TIMEOUT_MS), 'dispose()').catch(() => undefined);
   }
 }
 
