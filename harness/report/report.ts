@@ -20,6 +20,7 @@ import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts
 import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
 import { caseInDraftTerms, propertyInDraftTerms } from './judged-ids.ts';
 import { scrubSecretsDeep } from '../values/index.ts';
+import { boundCaseResult } from './bounded.ts';
 
 export const REPORT_VERSION = 1;
 /** The chapter titles of draft 0.1.0; a report uses those of the draft it judged (draft.ts `chapterTitles`). */
@@ -127,7 +128,8 @@ const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0
 export function buildReport(judged: SuiteResult, options: { filter?: string[]; catalog?: Catalog<string>; properties?: PropertyResult[]; interrupted?: string; timing?: RunTiming } = {}): Report {
   const draft = reportDraft(judged.draft ?? UNDECLARED_DRAFT);
   // Every rule id in the judged draft's terms, including those of checks that name the kit's own 0.1.0 ids (judged-ids.ts).
-  const suite: SuiteResult = { ...judged, cases: judged.cases.map((c) => caseInDraftTerms(c, draft.version)) };
+  // Each case bounded first (bounded.ts): what an implementation sent cannot make the report unbounded.
+  const suite: SuiteResult = { ...judged, cases: judged.cases.map((c) => caseInDraftTerms(boundCaseResult(c), draft.version)) };
   const properties = options.properties?.map((p) => propertyInDraftTerms(p, draft.version));
   const timing = options.timing ?? timingOf(suite, properties);
   const catalog = options.catalog ?? catalogOf(draft.version);
