@@ -10,6 +10,7 @@ import { Connection, ProtocolError } from '../../schemas/protocol/connection.ts'
 import { frame, MAX_LINE_CHARS, readLines } from '../../schemas/protocol/lines.ts';
 import { describeExit, ImplementationProcess } from './child-process.ts';
 import type { CommandLine } from './command-line.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 export interface ChannelOptions {
   cwd?: string;
@@ -39,8 +40,10 @@ export class Channel {
     this.connection = new Connection({
       peer: 'the implementation',
       // Read each time the connection starts its silence clock, so the handshake gets the start-up bound.
+      // Stretched with the machine's load like the case limits (harness/values/machine-load.ts): a slow
+      // machine makes a large answer slow, never silent.
       get silenceMs() {
-        return channel.handshaking ? options.handshakeMs : options.silenceMs;
+        return stretchedForLoad(channel.handshaking ? options.handshakeMs : options.silenceMs);
       },
       write: (line) => this.process.write(frame(line)),
       onBroken: () => void this.stop(),
@@ -90,7 +93,7 @@ export class Channel {
   /** Closes stdin, waits, kills if needed. Never throws; bounded by about twice the stop grace. */
   async stop(): Promise<void> {
     this.exitedCleanly = true;
-    await this.process.stop(this.options.stopMs);
+    await this.process.stop(stretchedForLoad(this.options.stopMs));
   }
 
   /**

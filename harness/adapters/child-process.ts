@@ -5,11 +5,19 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { CommandLine } from './command-line.ts';
+import { stretchedForLoad } from '../values/index.ts';
 import { endGroup, groupAlive, signalGroup } from './process-group.ts';
 
 /** How much of the implementation's stderr is kept for error messages. */
 const TAIL_LINES = 20;
 const TAIL_CHARS = 4000;
+/**
+ * Once the process has exited, how long its stdio may stay open before the kit stops reading it (idle
+ * machine; stretched with the load). What the process wrote before it left is already in the pipes and
+ * is read in far less; a pipe still open after this is held by something it started in a session of its
+ * own (out of reach of its process group), and waiting for that would keep the run alive after its work.
+ */
+export const DRAIN_AFTER_EXIT_MS = 500;
 
 export interface ExitInfo {
   code: number | null;
@@ -23,7 +31,11 @@ const live = new Set<ImplementationProcess>();
 
 export class ImplementationProcess {
   readonly child: ChildProcessWithoutNullStreams;
-  /** Resolves once the process is gone and its stdio is closed (all its output has been read). */
+  /**
+   * Resolves once the process is gone and its stdio is closed (all its output has been read), or, when
+   * something it left behind keeps its stdio open, once {@link DRAIN_AFTER_EXIT_MS} has passed since its
+   * exit: the kit's ends of the pipes are then closed, so a stray holder never keeps the run waiting.
+   */
   readonly exited: Promise<ExitInfo>;
   private tailText = '';
   private done = false;
@@ -56,6 +68,17 @@ export class ImplementationProcess {
       this.child.once('close', (code, signal) => {
         this.done = true;
         resolve({ code, signal });
+      });
+      // 'close' waits for every stdio stream to end; 'exit' is the process itself. After the exit, the
+      // streams get a short bound to deliver what is left, then the kit lets go of them.
+      this.child.once('exit', (code, signal) => {
+        const drain = setTimeout(() => {
+          if (this.done) return;
+          this.done = true;
+          for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.destroy();
+          resolve({ code, signal });
+        }, stretchedForLoad(DRAIN_AFTER_EXIT_MS));
+        drain.unref();
       });
     });
   }

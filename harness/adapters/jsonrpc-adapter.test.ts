@@ -98,7 +98,9 @@ describe('a broken implementation gives errored cases with a clear reason, and t
 
   it('a peer that never answers: errored once its silence passes the bound, naming the waiting method', () => {
     expect(results.silent?.status).toBe('errored');
-    expect(results.silent?.reason).toContain(`sent nothing for ${BOUNDS.silenceMs} ms`);
+    // The bound is stretched with the machine's load (issue 32, item 6): at least the idle bound, not a case time limit.
+    expect(results.silent?.timed_out).toBeUndefined();
+    expect(Number(/sent nothing for (\d+) ms/.exec(results.silent?.reason ?? '')?.[1])).toBeGreaterThanOrEqual(BOUNDS.silenceMs!);
     expect(results.silent?.reason).toContain("'cast'");
   });
 

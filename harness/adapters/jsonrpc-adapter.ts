@@ -29,6 +29,7 @@ import { ProtocolError, RemoteError } from '../../schemas/protocol/connection.ts
 import type { AdapterMethod } from '../../schemas/protocol/methods.ts';
 import { Channel } from './channel.ts';
 import { parseCommandSpec, type CommandLine } from './command-line.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 export interface JsonRpcAdapterOptions {
   /** Working directory of the implementation's process. */
@@ -118,7 +119,7 @@ export class JsonRpcAdapter implements Adapter {
     this.disposing = true;
     const { connection } = this.channel;
     if (connection.broken === undefined && !connection.idle) await this.channel.endCallbacks();
-    const clean = connection.broken === undefined && connection.idle && (await answeredWithin(connection.request('dispose', {}), this.options.disposeMs));
+    const clean = connection.broken === undefined && connection.idle && (await answeredWithin(connection.request('dispose', {}), stretchedForLoad(this.options.disposeMs)));
     this.channel.host = undefined;
     if (clean && this.channel.reusable) this.options.release(this.channel);
     else await this.channel.stop();
@@ -148,7 +149,9 @@ export class JsonRpcAdapter implements Adapter {
 }
 
 /** Starts a session on `channel`: the handshake, bounded by `ms`. Stops the channel if it fails. */
-export async function openSession(channel: Channel, ms: number): Promise<Description> {
+export async function openSession(channel: Channel, idleMs: number): Promise<Description> {
+  // The bound holds on an idle machine; a loaded one stretches it, like the case limits.
+  const ms = stretchedForLoad(idleMs);
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ProtocolError(`the implementation (${channel.process.label}) did not answer the handshake (describe) within ${ms} ms`)), ms);

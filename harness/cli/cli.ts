@@ -1,6 +1,10 @@
 /** Entry point of the `cantrip-conformance` command (see cli-main.ts for the options). */
 import { killAllImplementationsNow } from '../adapters/index.ts';
+import { stretchedForLoad } from '../values/index.ts';
 import { main } from './main.ts';
+
+/** From the end of the run (its report written) to the process's exit, at most (idle machine; stretched with the load). */
+const EXIT_AFTER_RUN_MS = 3_000;
 
 // A first Ctrl-C (or SIGTERM) interrupts the run: main ends the implementations, writes the partial
 // report and returns. A second one exits at once. On any exit, whatever is left is killed.
@@ -36,3 +40,7 @@ const code = await main(process.argv.slice(2), {
 // An interrupted in-process implementation may still hold the event loop with work nobody waits for.
 if (interrupt.signal.aborted) process.exit(code);
 process.exitCode = code;
+// The run's work is over: whatever an implementation left behind (a process in a session of its own,
+// a handle nobody closed) must not keep the command alive. If the event loop has not drained within
+// this bound, exit anyway. Unreferenced, so a command that ends normally does not wait for it.
+setTimeout(() => process.exit(code), stretchedForLoad(EXIT_AFTER_RUN_MS)).unref();

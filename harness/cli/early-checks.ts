@@ -2,9 +2,10 @@
  * What the command checks before the first case runs, so a mistake costs an exit 2 with a message that
  * says what to fix, not a stack trace or a whole run whose report cannot be written.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { checkOutputFolder, OutputFolderError } from '../report/index.ts';
 import type { Adapter } from '../../schemas/adapter.ts';
 import type { AdapterFactory } from '../run/index.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 /** A problem found before the run; the command prints the message and exits 2. */
 export class EarlyCheckError extends Error {
@@ -33,17 +34,20 @@ export async function checkAdapterFactory(create: AdapterFactory, module: string
     throw new EarlyCheckError(`${module}: createAdapter() returned ${shape(made)}, not an adapter (no ${missing.map((m) => `${m}()`).join(', ')}; see schemas/adapter.ts)`);
   }
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise((resolve) => (timer = setTimeout(resolve, PROBE_DISPOSE_MS)));
+  const limit = new Promise((resolve) => (timer = setTimeout(resolve, stretchedForLoad(PROBE_DISPOSE_MS))));
   await Promise.race([(made as Adapter).dispose().catch(() => undefined), limit]).finally(() => clearTimeout(timer));
 }
 
-/** Makes the report directory (and its parents) and checks it can be written, before the run starts. */
+/**
+ * Checks, before the run starts, that the report folder can hold files (harness/report/write-files.ts):
+ * a path that cannot (a file, /proc, a read-only place) is refused at once, and a folder the check had
+ * to make is removed again, so a run that never starts leaves no empty folder.
+ */
 export function checkOutDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
-    accessSync(dir, constants.W_OK);
+    checkOutputFolder(dir);
   } catch (error) {
-    throw new EarlyCheckError(`cannot write the report to ${dir}: ${(error as Error).message}`);
+    throw new EarlyCheckError(error instanceof OutputFolderError ? error.message : `cannot write the report to ${dir}: ${(error as Error).message}`);
   }
 }
 

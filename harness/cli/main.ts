@@ -12,11 +12,11 @@
  * directory; `--no-out` writes none. Every implementation process
  * (and its process group) is ended before main returns.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
-import { writeReportOutputs } from '../report/index.ts';
+import { makeOutputFolder, writeOutputFile, writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
 import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './crystal-server-command.ts';
 import { runSite, SITE_USAGE } from './site-command.ts';
@@ -39,6 +39,7 @@ import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '.
 import { runSuite, type AdapterFactory } from '../run/index.ts';
 
 import type { CliIo } from './io.ts';
+import { scrubSecrets, stretchedForLoad } from '../values/index.ts';
 import { PACKAGE_ROOT } from '../case-file/index.ts';
 
 export { PACKAGE_ROOT };
@@ -130,14 +131,23 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (command === 'site') return runSite(rest, io);
   if (command === 'crystal-server') return runCrystalServer(rest, io, PACKAGE_ROOT);
   // Ending the implementations' processes makes whatever waits on them give up at once.
-  const onInterrupt = (): void => void stopAllImplementations(STOP_GRACE_MS);
+  const onInterrupt = (): void => void stopAllImplementations(stretchedForLoad(STOP_GRACE_MS));
   io.interrupt?.addEventListener('abort', onInterrupt, { once: true });
   try {
     return await mainRun(argv, io);
   } finally {
     io.interrupt?.removeEventListener('abort', onInterrupt);
-    await stopAllImplementations(STOP_GRACE_MS);
+    await stopAllImplementations(stretchedForLoad(STOP_GRACE_MS));
   }
+}
+
+/**
+ * `io` whose every line leaves without a secret (harness/values/secrets.ts): what the console shows
+ * of a run comes from the implementation as much as the report does.
+ */
+function scrubbedIo(io: CliIo): CliIo {
+  const clean = (write: (line: string) => void) => (line: string) => write(scrubSecrets(line));
+  return { ...io, out: clean(io.out), err: clean(io.err), ...(io.progress && { progress: clean(io.progress) }), ...(io.progressLine && { progressLine: clean(io.progressLine) }) };
 }
 
 /** The exit code of an interrupted run, or undefined when the run was not interrupted. */
@@ -170,6 +180,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (options.quiet) io = { ...io, progress: undefined, progressLine: undefined };
+  io = scrubbedIo(io);
   let file;
   let expected: ReadonlySet<string> | undefined;
   try {
@@ -277,9 +288,9 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   for (const line of [...propertyLines(report), ...verdictLines(report)]) io.out(line);
   if (options.out) {
     const dir = resolve(io.cwd, options.out);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(join(dir, 'report.md'), renderMarkdown(report));
+    makeOutputFolder(dir);
+    writeOutputFile(dir, 'report.json', `${JSON.stringify(report, null, 2)}\n`);
+    writeOutputFile(dir, 'report.md', renderMarkdown(report));
     // JUnit XML, a self-contained HTML report, a job summary and a badge, next to report.json.
     const more = writeReportOutputs(dir, report).map((file) => relative(dir, file) || file);
     io.out(`wrote ${join(dir, 'report.json')}, report.md and ${more.join(', ')}${interrupted ? ' (partial: the run was interrupted)' : ''}`);

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { CrystalReply } from '../../schemas/adapter.ts';
+import { rememberMadeUpSecret } from '../values/index.ts';
 import type { CrystalResponse } from '../../schemas/records.ts';
 import { anthropicCodec } from './anthropic.ts';
 import { callsOf, type ReplyContext, type RequestTarget, type ServedCalls, type WireCodec } from './codec.ts';
@@ -38,6 +39,8 @@ export function newApiKey(): string {
 export async function startCrystalServer(options: CrystalServerOptions): Promise<CrystalServer> {
   const apiKey = options.apiKey ?? newApiKey();
   if (apiKey === '') throw new Error('the crystal server needs a non-empty API key');
+  // Whatever the implementation shows of it, no output of the kit may carry it.
+  rememberMadeUpSecret(apiKey);
   const clock = options.now ?? (() => performance.now());
   const started = clock();
   const now = (): number => Math.round((clock() - started) * 1000) / 1000;

@@ -12,7 +12,7 @@
  */
 import { tmpdir } from 'node:os';
 import type { AcpAgentLaunch } from '../../schemas/adapter.ts';
-import { AcpClient, fillLaunch, type AcpClientBounds, type FilledLaunch, type PromptForm, type ReceivedUpdate } from '../adapters/index.ts';
+import { AcpClient, fillLaunch, MAX_UPDATES_KEPT, type AcpClientBounds, type FilledLaunch, type PromptForm, type ReceivedUpdate } from '../adapters/index.ts';
 import { startCrystalServer, type CrystalServer } from '../crystal-server/index.ts';
 import { jsonCopy } from '../values/index.ts';
 import { realWait } from './case-waits.ts';
@@ -21,6 +21,7 @@ import { EntityLanes } from './entity-lanes.ts';
 import { MockCrystals } from './mock-crystal.ts';
 import { OutcomeWatch } from './outcome-watch.ts';
 import type { ActionTrace } from './run-record.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 /**
  * Bounds on the agent. Start-up includes booting a runtime (tsx compiling TypeScript takes seconds on a
@@ -68,7 +69,9 @@ export async function acpPrompt({ state, body, trace }: AcpStep): Promise<void> 
   drive.crystals.beginAction(trace.index);
   const text = body.text as string;
   const form = (body.form as PromptForm | undefined) ?? 'blocks';
-  const { answer, updates } = await drive.client.prompt(sessionId, text, form);
+  const { answer, updates, dropped } = await drive.client.prompt(sessionId, text, form);
+  // A prompt judged on part of its updates would judge nothing reliably: kept bounded, and the case is not judged.
+  if (dropped > 0) state.faults.push({ kind: 'error', message: `the ACP agent sent ${updates.length + dropped} session updates during prompt '${trace.name}'; the kit keeps at most ${MAX_UPDATES_KEPT} per prompt (truncated after ${MAX_UPDATES_KEPT}, the first and last halves), so the case is not judged` });
   for (const u of updates) if (u.problems.length > 0) state.record.acp.update_problems.push({ action: trace.name, problems: u.problems });
   const sent = updates.map(updateOf);
   state.record.acp_prompts[trace.name] = {
@@ -119,7 +122,8 @@ async function startDrive(state: DriveState): Promise<AcpDrive> {
   }
   // The key is a secret the kit hands the agent (PROD-8): the secret-kept-out check looks for it in all it sends.
   state.prepared.acp_api_key = server.apiKey;
-  const client = new AcpClient(filled, ACP_BOUNDS);
+  // The bounds hold on an idle machine; a loaded one stretches them, like the case limits.
+  const client = new AcpClient(filled, { startupMs: stretchedForLoad(ACP_BOUNDS.startupMs), requestMs: stretchedForLoad(ACP_BOUNDS.requestMs), stopMs: stretchedForLoad(ACP_BOUNDS.stopMs) });
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= closeDrive(state, { client, server, crystals }));
   closings.set(state, close);
@@ -158,7 +162,9 @@ async function closeDrive(state: DriveState, drive: AcpDrive): Promise<void> {
 
 /** Files the updates that came outside any prompt since the last look. */
 function noteOutside(state: DriveState, drive: AcpDrive, action: string): void {
-  for (const u of drive.client.outsidePrompts.splice(0)) {
+  const { updates: outside, dropped } = drive.client.outsidePrompts.take();
+  if (dropped > 0) state.faults.push({ kind: 'error', message: `the ACP agent sent ${outside.length + dropped} session updates outside any prompt; the kit keeps at most ${MAX_UPDATES_KEPT} (truncated after ${MAX_UPDATES_KEPT}), so the case is not judged` });
+  for (const u of outside) {
     state.record.acp.outside_prompts.push(jsonCopy(u.params));
     if (u.problems.length > 0) state.record.acp.update_problems.push({ action, problems: u.problems });
   }

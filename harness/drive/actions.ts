@@ -9,7 +9,7 @@ import { jsonCopy } from '../values/index.ts';
 import { Stop, type DriveState } from './drive-state.ts';
 import type { ActionTrace } from './run-record.ts';
 import { topEntity } from './top-entity.ts';
-import { judgesConstructError, NotRun, refusedSetupReason } from './refused-setup.ts';
+import { judgesConstructError, NotRun, refusedSetupReason, requiredOfEveryImplementation, RequiredSetupRefused, requiredSetupRefusedReason } from './refused-setup.ts';
 import { acpPrompt, acpSession } from './acp-steps.ts';
 import { courseFaults } from './course.ts';
 import { SkippedAfterRefusal } from './after-refusal.ts';
@@ -30,7 +30,11 @@ async function construct({ state, host, body, trace }: Step): Promise<void> {
   const result = await state.adapter.construct(setup, host);
   state.store(trace.name, result, (v) => (state.record.cantrips[trace.name] = v.cantrip));
   // A refusal the case does not judge leaves nothing to judge: the case could not run (drive/refused-setup.ts).
-  if (!result.ok && !judgesConstructError(state.case, trace.name)) throw new NotRun(refusedSetupReason(trace.name, result.error));
+  if (!result.ok && !judgesConstructError(state.case, trace.name)) {
+    // Refusing what every implementation must build is a failure at MUST (§4.5), never a way to skip.
+    if (state.case.level === 'MUST' && requiredOfEveryImplementation(state.case)) throw new RequiredSetupRefused(requiredSetupRefusedReason(trace.name, result.error));
+    throw new NotRun(refusedSetupReason(trace.name, result.error));
+  }
   // A refusal the case judges: the drive goes on, and actions on this cantrip are skipped (drive/after-refusal.ts).
   if (!result.ok) state.refused.add(trace.name);
   trace.appended = await state.appendedSinceLast();

@@ -18,6 +18,9 @@ import { refusedCantripReason, skippedEntityReason, SkippedAfterRefusal } from '
 /** Thrown inside the drive when the case cannot go on; becomes a failing fault. */
 export class Stop extends Error {}
 
+/** Turns of an implementation's loom the kit keeps per case; far beyond any case's own (a few dozen). */
+export const MAX_LOOM_TURNS_KEPT = 10_000;
+
 export interface DriveParts {
   case: LoadedCase;
   adapter: Adapter;
@@ -90,9 +93,19 @@ export class DriveState {
       this.loomAvailable = false;
       return undefined;
     }
-    this.record.loom.turns = jsonCopy(result.value.turns);
+    const turns = result.value.turns;
+    if (turns.length > MAX_LOOM_TURNS_KEPT) {
+      // The kit's memory stays bounded whatever the implementation answers: a loom this long is kept in
+      // part, and a case judged on part of its loom would judge nothing reliably, so it errors (incomplete).
+      if (!this.loomCut) this.faults.push({ kind: 'error', message: `the implementation's loom has ${turns.length} turns; the kit keeps at most ${MAX_LOOM_TURNS_KEPT} per case (truncated after ${MAX_LOOM_TURNS_KEPT}), so the case is not judged` });
+      this.loomCut = true;
+    }
+    this.record.loom.turns = jsonCopy(turns.length > MAX_LOOM_TURNS_KEPT ? turns.slice(0, MAX_LOOM_TURNS_KEPT) : turns);
     return this.record.loom.turns;
   }
+
+  /** Set once a loom read was cut at {@link MAX_LOOM_TURNS_KEPT}. */
+  private loomCut = false;
 
   /** The turns the loom gained since the last read. */
   async appendedSinceLast(): Promise<Turn[] | undefined> {

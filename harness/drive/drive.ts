@@ -18,7 +18,7 @@ import { snapshotMidCast } from './mid-cast-snapshot.ts';
 import { OutcomeWatch, watchedCase } from './outcome-watch.ts';
 import type { ActionTrace, RunRecord } from './run-record.ts';
 import { prepareSetup, type PreparedSetup } from './setup.ts';
-import { NotRun } from './refused-setup.ts';
+import { NotRun, RequiredSetupRefused } from './refused-setup.ts';
 import { EntityLanes } from './entity-lanes.ts';
 import { TestGates } from './test-gates.ts';
 import { wireOf, wireWaits, type Wire } from './wire.ts';
@@ -130,6 +130,8 @@ async function act(state: DriveState): Promise<void> {
   } catch (error) {
     // A refused construction the case does not judge: not run, with the implementation's reason.
     if (error instanceof NotRun) state.faults.push({ kind: 'skip', message: error.message });
+    // The sentence broken (§4.5) has no rule id in any draft: the case fails, blaming none of its own rules.
+    else if (error instanceof RequiredSetupRefused) state.faults.push({ kind: 'fail', message: error.message, unnumbered: '§4.5' });
     else if (!(error instanceof Stop)) throw error;
     else state.faults.push({ kind: 'fail', message: `act: ${error.message}` });
   } finally {

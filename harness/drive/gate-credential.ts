@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GateCallContext, GateReply } from '../../schemas/adapter.ts';
 import { CREDENTIAL_PLACEHOLDER } from '../case-file/index.ts';
+import { rememberMadeUpSecret } from '../values/index.ts';
 
 /** A run's gate credential. */
 export interface GateCredential {
@@ -22,6 +23,8 @@ export interface GateCredential {
 /** A fresh credential, random per run. */
 export function makeGateCredential(): GateCredential {
   const needle = randomBytes(16).toString('hex');
+  // PROD-8 searches the run record for it before the report; the report itself must not show it.
+  rememberMadeUpSecret(needle);
   return { value: `kit-gate-credential-${needle}`, needle };
 }
 

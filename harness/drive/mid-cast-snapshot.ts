@@ -12,6 +12,7 @@
  */
 import { jsonCopy } from '../values/index.ts';
 import type { DriveState } from './drive-state.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 /**
  * How long the mid-cast `loom()` may take. The read is local to the implementation (the reference and
@@ -22,7 +23,7 @@ import type { DriveState } from './drive-state.ts';
 export const MID_CAST_LOOM_READ_MS = 5000;
 
 /** Reads the loom into `snapshots.<name>`; a read refused, failed or not answered in `boundMs` becomes an error fault of the drive. */
-export async function snapshotMidCast(state: DriveState, name: string, boundMs = MID_CAST_LOOM_READ_MS): Promise<void> {
+export async function snapshotMidCast(state: DriveState, name: string, boundMs = stretchedForLoad(MID_CAST_LOOM_READ_MS)): Promise<void> {
   const problem = (what: string): void => {
     state.faults.push({ kind: 'error', message: `snapshot '${name}': loom() read while a cast was running ${what}; the implementation declares loom-during-cast, so its adapter must answer loom() during a crystal query (the case is not judged)` });
   };

@@ -12,6 +12,7 @@ import { translateBuiltinCall, translateCode } from './builtin-arguments.ts';
 import type { OutcomeWatch } from './outcome-watch.ts';
 import type { ProviderStep, ServedReply } from '../crystal-server/index.ts';
 import { EntityLanes, firstUserText, keyedText } from './entity-lanes.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 export { firstUserText };
 
@@ -54,6 +55,8 @@ export interface CrystalFault {
   message: string;
   /** The rules a `fail` breaks, when it is not the case's own (a request no entity's intent places: INTENT-2). */
   rules?: string[];
+  /** A `fail` of a sentence that has no rule id in any draft, by its section (`§4.5`): the case fails blaming none of its rules. */
+  unnumbered?: string;
 }
 
 /** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */
@@ -234,7 +237,7 @@ export class MockCrystals {
       if (!this.lanes.carriesEntityKey(request)) return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index}, which carries no intent of the case's entities among its user messages: the harness cannot tell which entity asked`, ['INTENT-2']);
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
     }
-    if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, AWAIT_CONCURRENT_MS);
+    if (step.await_concurrent) await this.awaitConcurrent(crystal, step.await_concurrent, stretchedForLoad(AWAIT_CONCURRENT_MS));
     if (step.delay_ms) {
       const ms = Math.min(step.delay_ms, MAX_STEP_DELAY_MS);
       const ended = this.watch.noteWait(ms);

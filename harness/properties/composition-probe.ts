@@ -18,6 +18,7 @@ import { GENERATED_FILE } from './build-case.ts';
 import { buildCompositionCase } from './composition-case.ts';
 import { planComposition } from './composition-model.ts';
 import { ALL_CHILD_OPTIONS, type ChildOptions } from './composition-scenario.ts';
+import { stretchedForLoad } from '../values/index.ts';
 
 /** What the probe learned, and how. */
 export interface CompositionProbe {
@@ -49,7 +50,7 @@ export async function probeComposition(factory: AdapterFactory, description: Des
   let adapter: Awaited<ReturnType<AdapterFactory>> | undefined;
   try {
     adapter = await factory();
-    const drive = await withTimeout(driveCase(probeCase(), adapter, description), PROBE_TIMEOUT_MS);
+    const drive = await withTimeout(driveCase(probeCase(), adapter, description), stretchedForLoad(PROBE_TIMEOUT_MS));
     const tools = drive.record.requests.parent?.[0]?.tools;
     if (!tools || !tools.some((t) => t.name === 'call_entity')) return { options: ALL_CHILD_OPTIONS, note: 'no call_entity tool definition was presented: every option is drawn' };
     const takes = (option: Record<string, unknown>): boolean => translateBuiltinCall('call_entity', { intent: 'probe', ...option }, tools, description.builtins).ok;

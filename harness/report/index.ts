@@ -18,3 +18,4 @@ export { notExercisedText, profileText, skipNote, skippedAt } from './profile.ts
 export { verdictDetail } from './markdown.ts';
 export { renderBadge } from './summary.ts';
 export { catalogOfReport, draftName, draftOfReport } from './draft.ts';
+export { checkOutputFolder, makeOutputFolder, OutputFolderError, writeOutputFile } from './write-files.ts';

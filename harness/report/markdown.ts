@@ -78,6 +78,7 @@ export function verdictDetail(report: Report, level: (typeof LEVELS)[number]): s
   const head = v.status === 'incomplete' ? `${v.pass}/${v.applicable - v.errored} run pass` : `${v.pass}/${v.applicable} applicable pass`;
   const p = v.properties;
   const parts = [
+    v.judged_too_little ? `judged too little: ${v.judged_too_little.judged} of ${v.judged_too_little.of} offered cases and properties` : '',
     v.fail > 0 ? `${v.fail} fail` : '',
     v.errored > 0 ? `${v.errored} errored` : '',
     v.xfail > 0 ? `${v.xfail} expected failures` : '',

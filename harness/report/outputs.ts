@@ -3,13 +3,12 @@
  * write them all with one call: junit.xml, report.html, summary.md and badge.json. report.json and
  * report.md themselves stay with the CLI (report.ts, report-markdown.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Catalog } from '../../spec/catalog.ts';
 import type { Report } from './report.ts';
 import { HTML_FILE, renderHtml } from './html.ts';
 import { JUNIT_FILE, renderJUnit } from './junit.ts';
 import { BADGE_FILE, renderBadgeJson, renderJobSummary, SUMMARY_FILE } from './summary.ts';
+import { makeOutputFolder, writeOutputFile } from './write-files.ts';
 
 export interface OutputOptions {
   catalog?: Catalog;
@@ -33,12 +32,8 @@ export function reportOutputs(report: Report, options: OutputOptions = {}): Outp
   ];
 }
 
-/** Writes the extra outputs into `dir` (created if needed); returns the paths written. */
+/** Writes the extra outputs into `dir` (created if needed), each atomically and never through a symlink (write-files.ts); returns the paths written. */
 export function writeReportOutputs(dir: string, report: Report, options: OutputOptions = {}): string[] {
-  mkdirSync(dir, { recursive: true });
-  return reportOutputs(report, options).map(({ file, content }) => {
-    const path = join(dir, file);
-    writeFileSync(path, content);
-    return path;
-  });
+  makeOutputFolder(dir);
+  return reportOutputs(report, options).map(({ file, content }) => writeOutputFile(dir, file, content));
 }

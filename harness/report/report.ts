@@ -14,11 +14,13 @@ import type { Level } from '../case-file/index.ts';
 import type { CaseResult, CaseStatus, SuiteResult } from '../run/index.ts';
 import type { PropertyResult, PropertyStatus } from '../properties/index.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
-import { buildProfile, type Profile } from './profile.ts';
+import { buildProfile, skipKind, type Profile } from './profile.ts';
 import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck } from './ambient-checks.ts';
 import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts';
 import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
 import { caseInDraftTerms, propertyInDraftTerms } from './judged-ids.ts';
+import { scrubSecretsDeep } from '../values/index.ts';
+import { boundCaseResult } from './bounded.ts';
 
 export const REPORT_VERSION = 1;
 /** The chapter titles of draft 0.1.0; a report uses those of the draft it judged (draft.ts `chapterTitles`). */
@@ -38,6 +40,12 @@ export type LevelStatus = 'pass' | 'fail' | 'incomplete' | 'no-cases';
 export interface LevelVerdict extends Counts {
   status: LevelStatus;
   applicable: number;
+  /**
+   * Set when the level judged nothing, or less than {@link MIN_JUDGED_SHARE} of what the implementation
+   * offers (cases and properties not skipped for an undeclared feature or another transport): the level
+   * is then incomplete, never a pass, so refusing setups or filtering to what is not offered cannot pass.
+   */
+  judged_too_little?: { judged: number; of: number };
   /** Property results of this level, when properties ran. */
   properties?: Record<PropertyStatus, number>;
   /** Ambient findings that break a rule of this level (each once, however many cases show it); any fails the level. */
@@ -120,7 +128,8 @@ const zero = (): Counts => ({ pass: 0, fail: 0, skipped: 0, errored: 0, xfail: 0
 export function buildReport(judged: SuiteResult, options: { filter?: string[]; catalog?: Catalog<string>; properties?: PropertyResult[]; interrupted?: string; timing?: RunTiming } = {}): Report {
   const draft = reportDraft(judged.draft ?? UNDECLARED_DRAFT);
   // Every rule id in the judged draft's terms, including those of checks that name the kit's own 0.1.0 ids (judged-ids.ts).
-  const suite: SuiteResult = { ...judged, cases: judged.cases.map((c) => caseInDraftTerms(c, draft.version)) };
+  // Each case bounded first (bounded.ts): what an implementation sent cannot make the report unbounded.
+  const suite: SuiteResult = { ...judged, cases: judged.cases.map((c) => caseInDraftTerms(boundCaseResult(c), draft.version)) };
   const properties = options.properties?.map((p) => propertyInDraftTerms(p, draft.version));
   const timing = options.timing ?? timingOf(suite, properties);
   const catalog = options.catalog ?? catalogOf(draft.version);
@@ -145,8 +154,9 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     const failed = counts.fail + mine.filter((c) => c.stale).length + p.fail + mineProps.filter((x) => x.stale).length;
     // An errored case or property (the adapter threw, a time limit, an interruption) checked nothing: the level is incomplete, not failed.
     const unfinished = counts.errored + p.errored;
-    const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
-    verdict[level] = { status, applicable, ...counts, ...(properties && { properties: p }) };
+    const tooLittle = judgedTooLittle([...mine, ...mineProps], counts.pass + counts.fail + counts.xfail + p.pass + p.fail + p.xfail);
+    const status: LevelStatus = failed > 0 ? 'fail' : unfinished > 0 || tooLittle ? 'incomplete' : applicable + p.pass > 0 ? 'pass' : 'no-cases';
+    verdict[level] = { status, applicable, ...counts, ...(properties && { properties: p }), ...(tooLittle && { judged_too_little: tooLittle }) };
   }
   const ambient = ambientChecks(suite.cases, draft.version);
   const levelOf = new Map(catalog.rules.map((r) => [r.id as string, r.level as Level]));
@@ -165,7 +175,9 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     for (const c of mine) counts[c.status]++;
     return { chapter: Number(n), title, total: mine.length, ...counts };
   });
-  return {
+  // The one point every output passes: no credential the kit made up and no secret of the environment
+  // leaves in what the implementation said (stderr tails, errors, values) (harness/values/secrets.ts).
+  return scrubSecretsDeep({
     report_version: REPORT_VERSION,
     implementation: suite.description,
     spec_version: suite.spec_version,
@@ -193,7 +205,7 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     ...(properties && { properties }),
     profile: buildProfile(suite.description, suite.cases, properties ?? [], rules),
     ...(options.interrupted && { interrupted: options.interrupted }),
-  };
+  } satisfies Report);
 }
 
 /** The ids of the cases planning left out as outside the judged draft, when the run says (harness/run `outside_draft`). */
@@ -267,6 +279,21 @@ export const INCOMPLETE_EXIT = 3;
 export function exitCode(report: Report): 0 | 1 | typeof INCOMPLETE_EXIT {
   if (report.verdict.MUST.status === 'fail' || report.stale.length > 0) return 1;
   return report.verdict.MUST.status === 'incomplete' ? INCOMPLETE_EXIT : 0;
+}
+
+/** A level that judged less than this share of what the implementation offers is incomplete (issue 32). */
+export const MIN_JUDGED_SHARE = 0.25;
+
+/**
+ * How little a level judged, when too little: nothing while it had cases or properties, or less than
+ * {@link MIN_JUDGED_SHARE} of those not skipped for a capability the implementation does not declare
+ * (skips for a refused setup or an errored run count as not judged). Undefined when enough was judged.
+ */
+function judgedTooLittle(items: readonly { status: string; reason?: string }[], judged: number): { judged: number; of: number } | undefined {
+  if (items.length === 0) return undefined;
+  const offered = items.filter((x) => x.status !== 'skipped' || !['undeclared', 'transport'].includes(skipKind(x.reason).kind)).length;
+  if (judged === 0) return { judged, of: Math.max(offered, items.length) };
+  return judged < MIN_JUDGED_SHARE * offered ? { judged, of: offered } : undefined;
 }
 
 /** Throws when the report does not match its schema (a harness bug, never a verdict). */

@@ -144,7 +144,11 @@ function verdictBadge(report: Report, label: string): Badge {
     if (report.stale.length > 0) parts.push(`${report.stale.length} stale`);
     return { schemaVersion: 1, label, message: parts.join(' · '), color: 'red' };
   }
-  if (code === INCOMPLETE_EXIT) return { schemaVersion: 1, label, message: `MUST incomplete (${v.MUST.errored + mustProps.errored} errored)`, color: 'yellow' };
+  if (code === INCOMPLETE_EXIT) {
+    const little = v.MUST.judged_too_little;
+    const why = little && v.MUST.errored + mustProps.errored === 0 ? `judged ${little.judged} of ${little.of}` : `${v.MUST.errored + mustProps.errored} errored`;
+    return { schemaVersion: 1, label, message: `MUST incomplete (${why})`, color: 'yellow' };
+  }
   const shares = LEVELS.filter((l) => v[l].applicable > 0).map((l) => `${l} ${v[l].pass + v[l].xfail}/${v[l].applicable}`);
   const profile = report.profile;
   if (profile.name !== 'full') {

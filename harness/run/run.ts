@@ -165,7 +165,7 @@ export async function describeAdapter(factory: AdapterFactory): Promise<Descript
   try {
     return await bounded(adapter.describe(), DEFAULT_CASE_TIMEOUT_MS, 'describe()');
   } finally {
-    await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
+    await bounded(adapter.dispose(), stretchedForLoad(DISPOSE_TIMEOUT_MS), 'dispose()').catch(() => undefined);
   }
 }
 
@@ -313,6 +313,10 @@ async function runDrive(
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
     const inexpressible = drive.faults.find((f) => f.kind === 'skip');
     if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
+    // A setup every implementation must build was refused (drive/refused-setup.ts): the case fails on that
+    // alone; its expectations read what never ran, and the sentence broken has no rule id to blame.
+    const refusedRequired = drive.faults.find((f) => f.unnumbered !== undefined);
+    if (refusedRequired) return { result: { ...base(c, 'fail', elapsed()), problems: [refusedRequired.message] } };
     const premiseMissed = missedPremise(c, drive);
     if (premiseMissed !== undefined) return { result: base(c, 'errored', elapsed(), 'timing premise missed'), premiseMissed };
     const draft = c.judged_draft ?? chooseDraft(description);
@@ -343,7 +347,7 @@ async function runDrive(
   } finally {
     // The port closes first: a provider still waiting on it fails at once, which unblocks a hung case.
     await Promise.all(closers.map((close) => close()));
-    if (adapter) await bounded(adapter.dispose(), DISPOSE_TIMEOUT_MS, 'dispose()').catch(() => undefined);
+    if (adapter) await bounded(adapter.dispose(), stretchedForLoad(DISPOSE_TIMEOUT_MS), 'dispose()').catch(() => undefined);
   }
 }
 

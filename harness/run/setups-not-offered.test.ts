@@ -29,8 +29,8 @@ cases:
   - id: echo-then-done
     rules: [CIRCLE-4, LOOP-3]
     level: MUST
-    description: a case about gate results, not about construction
-    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    description: a case about gate results, not about construction, with a sampling setting in its call (more than every implementation must build)
+    setup: { crystal: parent, call: { hyperparameters: { temperature: 0 } }, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
     crystals:
       parent: { script: [{ tool_calls: [{ gate: echo, args: { text: a } }] }, { tool_calls: [{ gate: done, args: { answer: z } }] }] }
     act: [{ cast: { intent: go, as: first } }]

@@ -4,3 +4,4 @@ export { deepEqual, isType, jsonCopy, jsonType, like } from './equality.ts';
 export { asSeen, sameAsSeen } from './seen-as.ts';
 export { pathsShowing } from './text-search.ts';
 export { loadFactor, stretchedForLoad } from './machine-load.ts';
+export { environmentSecrets, knownSecrets, rememberMadeUpSecret, SCRUBBED, scrubSecrets, scrubSecretsDeep } from './secrets.ts';

@@ -35,6 +35,7 @@ import { COMPOSITION_PROPERTIES } from '../properties/index.ts';
 import { PROPERTIES, type PropertyDefinition } from '../properties/index.ts';
 import { DEFAULT_SEED, propertyAppliesAt, propertyTermsAt, runProperties, selectsProperty, type PropertyResult } from '../properties/index.ts';
 import { TOOL_CALL_ID_PROPERTIES } from '../properties/index.ts';
+import { scrubSecrets, scrubSecretsDeep } from '../values/index.ts';
 import { DEFAULT_CASE_TIMEOUT_MS, describeAdapter, runCase, type AdapterFactory, type CaseResult } from '../run/index.ts';
 
 export interface ConformanceOptions {
@@ -93,12 +94,17 @@ const VALUE_MAX = 400;
 /** A failed case or property: the message carries what differed; `expected` / `actual` let vitest show a diff. */
 export class ConformanceFailure extends Error {
   override name = 'ConformanceFailure';
+  readonly expected?: unknown;
+  readonly actual?: unknown;
   constructor(
     message: string,
-    readonly expected?: unknown,
-    readonly actual?: unknown,
+    expected?: unknown,
+    actual?: unknown,
   ) {
-    super(message);
+    // What an implementation said reaches the test output through here: no kit-made credential or environment secret may.
+    super(scrubSecrets(message));
+    this.expected = scrubSecretsDeep(expected);
+    this.actual = scrubSecretsDeep(actual);
   }
 }
 

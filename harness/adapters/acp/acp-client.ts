@@ -40,7 +40,43 @@ export interface ReceivedUpdate {
 /** What a prompt brought: the answer, and the updates of its session that arrived while it ran, in order. */
 export interface PromptExchange {
   answer: AcpAnswer<{ stopReason: string; _meta?: unknown }>;
+  /** At most {@link MAX_UPDATES_KEPT}: the first half and the last half of what came, in order. */
   updates: ReceivedUpdate[];
+  /** Updates that came but were not kept (between the kept first and last ones); 0 when none. */
+  dropped: number;
+}
+
+/**
+ * Updates the kit keeps per prompt (and outside prompts): an agent may send any number, and the kit's
+ * memory must not follow. Far beyond what a scripted case's prompt streams (a few dozen).
+ */
+export const MAX_UPDATES_KEPT = 20_000;
+
+/** A list that keeps its first and last {@link MAX_UPDATES_KEPT}/2 entries and counts the rest. */
+export class KeptUpdates {
+  readonly head: ReceivedUpdate[] = [];
+  private tail: ReceivedUpdate[] = [];
+  dropped = 0;
+  push(update: ReceivedUpdate): void {
+    if (this.head.length < MAX_UPDATES_KEPT / 2) return void this.head.push(update);
+    this.tail.push(update);
+    if (this.tail.length > MAX_UPDATES_KEPT / 2) {
+      // Cut in batches, so a flood costs amortised O(1) per update.
+      const over = this.tail.length - MAX_UPDATES_KEPT / 2;
+      if (over >= MAX_UPDATES_KEPT / 2) {
+        this.tail = this.tail.slice(over);
+        this.dropped += over;
+      }
+    }
+  }
+  /** The kept updates in order, and how many were dropped; empties the list. */
+  take(): { updates: ReceivedUpdate[]; dropped: number } {
+    const extra = Math.max(0, this.tail.length - MAX_UPDATES_KEPT / 2);
+    const taken = { updates: [...this.head.splice(0), ...this.tail.slice(extra)], dropped: this.dropped + extra };
+    this.tail = [];
+    this.dropped = 0;
+    return taken;
+  }
 }
 
 /** A request the agent made of the kit, and how the kit answered it. */
@@ -77,8 +113,8 @@ export const KIT_CLIENT_CAPABILITIES = { fs: { readTextFile: false, writeTextFil
 
 export class AcpClient {
   readonly process: ImplementationProcess;
-  /** Updates that arrived for a session while none of its prompts ran (after `session/new`, say). */
-  readonly outsidePrompts: ReceivedUpdate[] = [];
+  /** Updates that arrived for a session while none of its prompts ran (after `session/new`, say), bounded. */
+  readonly outsidePrompts = new KeptUpdates();
   readonly clientRequests: ClientRequestSeen[] = [];
   /**
    * Every message the agent wrote, as it came, in order: responses, notifications of any method, requests.
@@ -88,7 +124,7 @@ export class AcpClient {
   readonly inbound: unknown[] = [];
   private readonly connection: ClientConnection;
   /** Per session id, where its updates go while one of its prompts runs. */
-  private readonly running = new Map<string, ReceivedUpdate[]>();
+  private readonly running = new Map<string, KeptUpdates>();
   private initialized = false;
 
   constructor(
@@ -140,13 +176,13 @@ export class AcpClient {
    * block under `prompt`); the updates of the session that arrive before the answer belong to it.
    */
   async prompt(sessionId: string, text: string, form: PromptForm = 'blocks'): Promise<PromptExchange> {
-    const updates: ReceivedUpdate[] = [];
-    this.running.set(sessionId, updates);
+    const kept = new KeptUpdates();
+    this.running.set(sessionId, kept);
     try {
       // The SDK sends params as given: the other forms reach the agent as a lenient client would write them.
       const request = this.connection.agent.request<unknown, Record<string, unknown>>(methods.agent.session.prompt, promptParams(sessionId, text, form));
       const answer = await this.answerOf('session/prompt', request as Promise<unknown> as Promise<{ stopReason: string }>, this.bounds.requestMs);
-      return { answer, updates };
+      return { answer, ...kept.take() };
     } finally {
       this.running.delete(sessionId);
     }
