@@ -3,9 +3,9 @@
  * folder (`writeSite`). The pages are plain, self-contained HTML: they open from disk and publish to any
  * static host; none fetches anything. Pages link to each other by relative paths only.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { html, plural } from '../report/index.ts';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { html, makeOutputFolder, plural, writeOutputFile } from '../report/index.ts';
 import type { SiteInputs } from './entries.ts';
 import { badgeFiles } from './badges.ts';
 import { renderFrontPage } from './front-page.ts';
@@ -54,7 +54,7 @@ export class SiteOutputError extends Error {
 /**
  * Writes the site into `dir`. A folder that holds an earlier site (it has the marker file) is cleared
  * first, so pages of implementations no longer in the inputs do not linger; any other non-empty folder
- * is refused rather than mixed into.
+ * is refused rather than mixed into. Each file is written as the reports are: to a temporary name, then renamed.
  */
 export function writeSite(dir: string, site: Site): string[] {
   if (existsSync(dir)) {
@@ -63,12 +63,13 @@ export function writeSite(dir: string, site: Site): string[] {
     if (present.length > 0 && !present.includes(SITE_MARKER)) throw new SiteOutputError(`${dir}: a folder that holds other files (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); give an empty or new folder, or one an earlier \`site\` wrote`);
     for (const name of present) rmSync(join(dir, name), { recursive: true, force: true });
   }
+  // Written as the reports are (harness/report/write-files.ts): a temporary name renamed over the final
+  // one, so a planted symlink is replaced rather than written through, and no reader sees half a page.
   const written: string[] = [];
   for (const f of site.files) {
     const path = join(dir, f.path);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, f.content);
-    written.push(path);
+    makeOutputFolder(dirname(path));
+    written.push(writeOutputFile(dirname(path), basename(path), f.content));
   }
   return written;
 }
