@@ -8,7 +8,8 @@
  * - COMP-3 asks that a batch's children run concurrently; from 0.2.0 the implementation may limit how
  *   many run at once, so a limit of two is concurrent.
  * - PROD-2 asks for retries with doubling waits up to a maximum of three (a configurable maximum from
- *   0.3.1): an implementation that retries once and then gives up stays within it.
+ *   0.3.1): an implementation that retries once and then gives up stays within it. Retrying at all is a
+ *   SHOULD, so the MUST cases about a retry (one turn, invisible to the entity) hold when none is taken.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
@@ -82,6 +83,15 @@ const retriesOnce: Wrap = hostChanged((host) => {
   };
 });
 
+/** Never retries: every failed query is final (retrying is PROD-2's SHOULD). */
+const neverRetries: Wrap = hostChanged((host) => ({
+  ...host,
+  queryCrystal: async (crystal, request) => {
+    const reply = await host.queryCrystal(crystal, request);
+    return reply.ok ? reply : { ok: false, error: { status: 400, message: 'not retried' } };
+  },
+}));
+
 describe('permitted readings pass the cases about them', () => {
   let file: CaseFile;
   beforeAll(() => {
@@ -114,14 +124,14 @@ describe('permitted readings pass the cases about them', () => {
     await passes(retriesOnce(variant), ['prod2-server-errors-back-off-1-2-4', 'prod2-gives-up-after-three-retries', 'prod2-two-rate-limits-then-success']);
   }, hangBound(120_000));
 
+  it('PROD-2: the MUST cases about a retry taken hold for an implementation that does not retry (a SHOULD)', async () => {
+    await passes(neverRetries(variant), ['prod2-retried-query-is-one-turn-mid-cast', 'prod2-retry-is-invisible-to-the-entity']);
+  }, hangBound(120_000));
+
   it('PROD-2: more than three retries, or none, still fails', async () => {
     const suite = await runSuite(file, variant, { jobs: 1, filter: ['prod2-gives-up-after-three-retries'] });
     expect(suite.cases.map((c) => c.status)).toEqual(['pass']);
-    const never = hostChanged((host) => ({ ...host, queryCrystal: async (crystal, request) => {
-      const reply = await host.queryCrystal(crystal, request);
-      return !reply.ok ? { ok: false, error: { status: 400, message: 'not retried' } } : reply;
-    } }))(variant);
-    const none = await runSuite(file, never, { jobs: 1, filter: ['prod2-gives-up-after-three-retries', 'prod2-two-rate-limits-then-success'] });
+    const none = await runSuite(file, neverRetries(variant), { jobs: 1, filter: ['prod2-gives-up-after-three-retries', 'prod2-two-rate-limits-then-success'] });
     expect(none.cases.map((c) => c.status)).toEqual(['fail', 'fail']);
   }, hangBound(120_000));
 });
