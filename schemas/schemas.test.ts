@@ -212,7 +212,7 @@ const STORED_OPTIONAL: Record<string, string[]> = {
  */
 const OPEN_RECORDS: ReadonlySet<string> = new Set([
   'message', 'tool-definition', 'tool-call', 'crystal-request', 'gate-call-record', 'gate-call-record#/$defs/record_error',
-  'turn', 'turn#/$defs/metadata', 'turn#/$defs/call',
+  'turn', 'turn#/$defs/metadata', 'turn#/$defs/call', 'protocol/cast#/$defs/outcome',
 ]);
 
 /** Where each type lives: `schema name` or `schema name#/pointer` into the file. */
