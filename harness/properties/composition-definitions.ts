@@ -210,7 +210,9 @@ const childFailureReturns: PropertyDefinition<CompositionPlan> = {
       // parent's next query answers the call (one tool message per call so far), whatever the record's ok.
       if (kid?.answer.kind === 'failed') {
         const shown = `requests.${CRYSTAL}[${p.spawnTurn + 1}].messages[role=tool]`;
-        checks.push(...tagged(['COMP-8'], x(shown, { length: p.spawnTurn + 1 }), x(`${shown}[${p.spawnTurn}].content`, { not_equals: '' })));
+        // Whatever words the implementation uses, the parent is shown more than an empty answer.
+        const content = `${shown}[${p.spawnTurn}].content`;
+        checks.push(...tagged(['COMP-8'], x(shown, { length: p.spawnTurn + 1 }), x(content, { not_equals: '' }), x(content, { not_equals: 'null' })));
       }
     } else if (p.children.every((c) => c.answer.kind === 'answer')) {
       // Every child called done: the call hands back an entry per child holding every answer (COMP-2).
