@@ -3,7 +3,7 @@
  * what it carries (exit code, position, pointer, the values it names), not on its wording.
  */
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CaseFileError, loadCaseText } from '../case-file/load.ts';
@@ -73,4 +73,20 @@ describe('processes', () => {
     expect(info.missingCwd).toBe(missing);
     expect((info.spawnError as NodeJS.ErrnoException | undefined)?.code).toBe('ENOENT');
   }, hangBound(20_000));
+});
+
+describe('declared drafts', () => {
+  it('a draft the kit does not know, declared beside known ones, is noted on stderr (the run goes on at the newest known)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cantrip-drafts-'));
+    const module = join(dir, 'adapter.ts');
+    writeFileSync(
+      module,
+      `import { Miniature } from ${JSON.stringify(join(PACKAGE_ROOT, 'fixtures', 'miniatures', 'miniature.ts'))};\nexport function createAdapter() { return new Miniature(undefined, { drafts: ['0.1.0', '9.9.9'] as never }); }\n`,
+    );
+    const err: string[] = [];
+    const out: string[] = [];
+    const code = await main(['run', '--adapter', module, '--filter', 'LOOP-3', '--no-properties', '--no-out'], { out: (l) => out.push(l), err: (l) => err.push(l), cwd: PACKAGE_ROOT });
+    expect(code).toBe(0);
+    expect(err.filter((l) => l.includes('9.9.9'))).toHaveLength(1);
+  }, hangBound(60_000));
 });
