@@ -116,6 +116,10 @@ function toProblem(error: ErrorObject): SchemaProblem {
     const missing = (error.params as { missingProperty: string }).missingProperty;
     pointer = `${error.instancePath}/${escapePointer(missing)}`;
     message = 'is required';
+  } else if (error.keyword === 'enum') {
+    // Name the values allowed: "must be equal to one of the allowed values" leaves the reader guessing.
+    const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+    if (allowed) message = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return { pointer, message, keyword: error.keyword };
 }

@@ -4,6 +4,7 @@
  * SIGTERM and SIGKILL to the whole group) so dispose never hangs and nothing it started outlives it.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { CommandLine } from './command-line.ts';
 import { stretchedForLoad } from '../values/index.ts';
 import { endGroup, groupAlive, signalGroup } from './process-group.ts';
@@ -24,6 +25,8 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
   /** Set when the process could not be started at all (ENOENT, EACCES...). */
   spawnError?: Error;
+  /** Set when it could not be started because its working directory does not exist (spawn then says only ENOENT). */
+  missingCwd?: string;
 }
 
 /** Every implementation process whose group may still have members, so an exit path can end them all. */
@@ -61,9 +64,11 @@ export class ImplementationProcess {
     // A peer that died leaves stdin broken; the exit report says why, so the write error itself is noise.
     this.child.stdin.on('error', () => undefined);
     this.exited = new Promise((resolve) => {
-      this.child.once('error', (spawnError) => {
+      this.child.once('error', (spawnError: NodeJS.ErrnoException) => {
         this.done = true;
-        resolve({ code: null, signal: null, spawnError });
+        const cwd = options.cwd;
+        const missingCwd = spawnError.code === 'ENOENT' && cwd !== undefined && !existsSync(cwd) ? cwd : undefined;
+        resolve({ code: null, signal: null, spawnError, ...(missingCwd !== undefined && { missingCwd }) });
       });
       this.child.once('close', (code, signal) => {
         this.done = true;
@@ -170,6 +175,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 
 /** Describes an exit for a human: `exited with code 3`, `was killed by SIGKILL`, `could not start: ...`. */
 export function describeExit(info: ExitInfo): string {
+  if (info.missingCwd !== undefined) return `could not be started: its working directory ${info.missingCwd} does not exist`;
   if (info.spawnError) return `could not be started (${info.spawnError.message})`;
   if (info.signal) return `was killed by ${info.signal}`;
   return `exited with code ${info.code}`;

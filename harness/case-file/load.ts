@@ -4,7 +4,7 @@
  * rewritten to make it load.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { validate, type SchemaProblem } from '../../schemas/loader.ts';
 import type { Action, Case, CaseFile, LoadedCase, TurnRef } from './types.ts';
 import { checkCaseDrafts } from './drafts.ts';
@@ -95,15 +95,23 @@ function loadFully(text: string, file: string): { caseFile: CaseFile; value: unk
   if (tooBig) throw new CaseFileError([tooBig]);
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
-  if (doc.errors.length > 0) {
+  // Warnings too: an unknown tag (`!foo`) would otherwise be dropped silently and its value read as plain text.
+  if (doc.errors.length > 0 || doc.warnings.length > 0) {
     throw new CaseFileError(
-      doc.errors.map((e) => {
+      [...doc.errors, ...doc.warnings].map((e) => {
         const at = e.linePos?.[0] ?? counter.linePos(e.pos[0]);
         return { file, line: at.line, column: at.col, pointer: '', message: `YAML: ${firstLine(e.message)}` };
       }),
     );
   }
-  const value: unknown = doc.toJS();
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (error) {
+    // Building the value fails on too many aliases (a billion-laughs document): say where the aliases start.
+    const at = firstAliasPosition(doc, counter);
+    throw new CaseFileError([{ file, line: at.line, column: at.col, pointer: '', message: `YAML: ${firstLine((error as Error).message)}` }]);
+  }
   const where = (pointer: string, message: string, atKey = false): LoadProblem => ({ file, ...positionOf(doc, counter, pointer, atKey), pointer, message });
   const checked = validate('test-case', value);
   if (!checked.ok) throw new CaseFileError(mostUseful(checked.problems).map((p) => where(p.pointer, describe(p), KEY_PROBLEMS.has(p.keyword))));
@@ -116,6 +124,18 @@ function loadFully(text: string, file: string): { caseFile: CaseFile; value: unk
 }
 
 const KEY_PROBLEMS = new Set(['additionalProperties', 'false schema']);
+
+/** Where the document's first alias (`*name`) is, or its start when it has none. */
+function firstAliasPosition(doc: Document, counter: LineCounter): { line: number; col: number } {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      offset = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return counter.linePos(offset ?? 0);
+}
 
 function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
@@ -131,9 +151,13 @@ function describe(p: SchemaProblem): string {
 // ajv reports every failed branch of anyOf/oneOf/if; the deepest concrete problems are the useful ones.
 const GENERIC = new Set(['anyOf', 'oneOf', 'if', 'not', 'enum']);
 function mostUseful(problems: SchemaProblem[]): SchemaProblem[] {
-  const concrete = problems.filter((p) => !GENERIC.has(p.keyword));
+  // A value that is one of a list or an object (a level, or a level per draft): a wrong word is a wrong
+  // word of the list, not a missing object. The enum branch's problem speaks for that pointer.
+  const enumAt = new Set(problems.filter((p) => p.keyword === 'enum').map((p) => p.pointer));
+  problems = problems.filter((p) => !(p.keyword === 'type' && enumAt.has(p.pointer)));
+  const concrete = problems.filter((p) => !GENERIC.has(p.keyword) || (p.keyword === 'enum' && !problems.some((q) => q.pointer.startsWith(`${p.pointer}/`))));
   const kept = problems.filter((p) => {
-    if (!GENERIC.has(p.keyword)) return true;
+    if (concrete.includes(p)) return true;
     return !concrete.some((c) => c.pointer === p.pointer || c.pointer.startsWith(`${p.pointer}/`));
   });
   // A misspelled key makes every anyOf branch complain; keep only one message per pointer.

@@ -62,6 +62,8 @@ function explain(args: readonly string[], table: OptionTable, positionals: boole
       const near = nearestOption(token.rawName, Object.keys(table));
       return `unknown option '${token.rawName}'${near ? ` (did you mean '--${near}'?)` : ''}`;
     }
+    // A negative number after the option was given, and read as an option: say so, with the way to write it.
+    if (spec.type === 'string' && token.inlineValue !== true && token.value !== undefined && /^-\d/.test(token.value)) return `${token.rawName} was given '${token.value}', a negative number, which it does not take`;
     if (spec.type === 'string' && (token.value === undefined || (token.inlineValue !== true && token.value.startsWith('-')))) return `${token.rawName} needs a value`;
     if (spec.type === 'boolean' && token.inlineValue === true) return `${token.rawName} takes no value`;
   }

@@ -239,6 +239,9 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
         const { commit, label } = draftOf(draft);
         const why = options.spec !== undefined ? 'as --spec asks' : description.drafts === undefined ? `${description.name} declares no drafts` : `the newest ${description.name} declares`;
         io.out(`spec draft ${draft} (${label} @ ${commit}) judged: ${why}${description.drafts === undefined ? '' : ` (it declares ${description.drafts.join(', ')})`}`);
+        // A declared draft the kit does not know is left out of the choice: say so rather than drop it unseen.
+        const unknown = (description.drafts ?? []).filter((d) => !draftVersions().includes(d));
+        if (unknown.length > 0) io.err(`note: ${description.name} declares draft${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, which this kit does not know (it knows ${draftVersions().join(', ')}); not judged`);
         io.out(`${cases} case${cases === 1 ? '' : 's'} in this draft${outside > 0 ? `; ${outside} outside it, not run` : ''}`);
       },
       onCase: (result, done, total) => showProgress(io, 'case', result.stale ? 'stale' : result.status, result.id, done, total, result.duration_ms),

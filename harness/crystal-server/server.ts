@@ -108,6 +108,7 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
       raw = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
     } catch (error) {
       exchange.error = redact(error instanceof Error ? error.message : String(error), apiKey);
+      exchange.refused_by_kit = 'body-too-large';
       const codec = format ? CODECS[format] : openaiCodec;
       sendJson(res, 413, codec.errorBody(413, 'request body too large', 'request_too_large'), {}, exchange);
       return;

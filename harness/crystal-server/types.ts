@@ -121,6 +121,8 @@ export interface Exchange {
   provider?: ProviderStep;
   /** HTTP status served. */
   status?: number;
+  /** Set when the kit itself refused the request (a body larger than it reads): no verdict on the implementation can rest on it. */
+  refused_by_kit?: 'body-too-large';
   /** Problems with the request against the wire format. */
   problems: WireProblem[];
   /** For a streamed answer: events sent, and byte pieces written. */

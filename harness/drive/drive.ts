@@ -4,7 +4,7 @@
  * left to propagate, so the runner can mark the case errored.
  */
 import type { Adapter, CrystalEndpoint, CrystalTransport, Description } from '../../schemas/adapter.ts';
-import { startCrystalServer, type CrystalServer } from '../crystal-server/index.ts';
+import { startCrystalServer, type CrystalServer, type Exchange } from '../crystal-server/index.ts';
 import type { LoadedCase } from '../case-file/index.ts';
 import { endAcp } from './acp-steps.ts';
 import { runAction } from './actions.ts';
@@ -120,6 +120,13 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
   }
 }
 
+/** Why a case cannot be judged when the kit's crystal server refused one of its requests itself, or undefined. */
+export function refusedByKit(exchanges: readonly Exchange[]): string | undefined {
+  const refused = exchanges.filter((e) => e.refused_by_kit !== undefined);
+  if (refused.length === 0) return undefined;
+  return `the kit's crystal server refused ${refused.length} request${refused.length === 1 ? '' : 's'} of the implementation (seq ${refused.map((e) => e.seq).join(', ')}) as larger than it reads (HTTP 413): the crystal never saw ${refused.length === 1 ? 'it' : 'them'}, so the case is not judged`;
+}
+
 /** Constructs `main`, then runs the case's actions in order; a drive that cannot go on becomes a fault. */
 async function act(state: DriveState): Promise<void> {
   const host = buildHost(state);
@@ -161,6 +168,10 @@ async function finish(state: DriveState): Promise<DriveResult> {
   if (wire) {
     record.wire_problems = wire.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, crystal: e.crystal ?? null, ...p })));
     record.wire_waits = wireWaits(wire.server);
+    // A request the kit's server refused for its size never reached the scripted crystal: what follows
+    // (no crystal queried, say) is the kit's limit, not the implementation's fault; the case is not judged.
+    const refused = refusedByKit(wire.server.exchanges);
+    if (refused !== undefined) state.faults.push({ kind: 'error', message: refused });
   }
   if (state.prepared.credential) {
     // PROD-8: where the gate's credential showed; a case whose cast never used it shows nothing (skipped).

@@ -106,41 +106,35 @@ describe('a run where the implementation lacks record ids: one finding per kind 
   });
 });
 
-describe('a run where the implementation refuses the construction as unsupported: skipped with its reason, no failure', () => {
+describe('a run where the implementation refuses the construction as unsupported: a required setup refused fails, any other is skipped with its reason', () => {
   let md: string;
   beforeAll(async () => {
     md = writeEveryOutput(join(dir, 'refused'), await gateResultReport(() => new RefusesEverySetup()));
   }, hangBound(120_000));
 
-  it('report.json: every case skipped with the implementation\'s reason and code, nothing failed, MUST not failed', () => {
+  /** The one case of the five whose setup is more than every implementation must build (a composition gate). */
+  const OPTIONAL = 'comp3-batch-results-in-request-order';
+
+  it('report.json: the required setups fail naming no rule, the other is skipped with the implementation\'s reason and code', () => {
     const json = JSON.parse(read('refused', 'report.json')) as Report;
     expect(validate('report', json)).toEqual({ ok: true });
-    expect(json.summary).toMatchObject({ total: GATE_RESULT_CASES.length, skipped: GATE_RESULT_CASES.length, fail: 0, errored: 0 });
+    expect(json.summary).toMatchObject({ total: GATE_RESULT_CASES.length, skipped: 1, fail: GATE_RESULT_CASES.length - 1, errored: 0 });
     for (const c of json.cases) {
-      expect(c).toMatchObject({ status: 'skipped', failures: [], failed_rules: [] });
-      expect(c.reason).toContain(REFUSAL);
-      expect(c.reason).toContain('(unsupported)');
+      if (c.id === OPTIONAL) expect(c).toMatchObject({ status: 'skipped', failures: [], failed_rules: [] });
+      else expect(c).toMatchObject({ status: 'fail', failures: [], failed_rules: [] });
+      expect(c.id === OPTIONAL ? c.reason : c.problems[0]).toContain(REFUSAL);
     }
-    expect(json.profile.skipped.MUST).toMatchObject({ cases: GATE_RESULT_CASES.length, refused: GATE_RESULT_CASES.length, other: 0 });
-    expect(json.verdict.MUST.status).toBe('no-cases');
-    expect(json.root_causes).toEqual([]);
-    expect(exitCode(json)).toBe(0);
+    expect(json.profile.skipped.MUST).toMatchObject({ cases: 1, refused: 1, other: 0 });
+    expect(json.verdict.MUST.status).toBe('fail');
+    expect(exitCode(json)).toBe(1);
   });
 
-  it('report.md: the verdict says why they were skipped, no failures, each case with the reason', () => {
-    expect(md).toContain(`| MUST | **no-cases** | 0 | 0 | 0 | 0 | 0 | ${GATE_RESULT_CASES.length} | ${GATE_RESULT_CASES.length} whose setup the implementation refused`);
-    expect(mdSection(md, '## Failures')).toEqual(['## Failures', '', 'None.']);
-    const rows = mdSection(md, '## Cases').filter((l) => GATE_RESULT_CASES.some((id) => l.startsWith(`| ${id} |`)));
-    expect(rows).toHaveLength(GATE_RESULT_CASES.length);
-    for (const row of rows) expect(row).toMatch(new RegExp(`\\| skipped \\| [0-9.]+ \\| not run: .*\\(unsupported\\): ${REFUSAL} \\|$`));
-  });
-
-  it('junit.xml: each case a skipped test carrying the reason; no failure, no error', () => {
+  it('junit.xml: the required setups are failures, the other a skipped test carrying the reason', () => {
     const xml = read('refused', 'junit.xml');
-    expect(parseXml(xml).attrs).toMatchObject({ failures: '0', errors: '0' });
-    const cases = testcases(xml).filter((t) => GATE_RESULT_CASES.includes(t.attrs.name ?? ''));
-    expect(cases).toHaveLength(GATE_RESULT_CASES.length);
-    for (const t of cases) expect(elements(t)[0]).toMatchObject({ name: 'skipped', attrs: { message: expect.stringContaining(REFUSAL) } });
+    expect(parseXml(xml).attrs).toMatchObject({ failures: String(GATE_RESULT_CASES.length - 1), errors: '0' });
+    const skipped = testcases(xml).filter((t) => t.attrs.name === OPTIONAL);
+    expect(skipped).toHaveLength(1);
+    expect(elements(skipped[0]!)[0]).toMatchObject({ name: 'skipped', attrs: { message: expect.stringContaining(REFUSAL) } });
   });
 
   it('docs/reports.md shows this run\'s report.md (durations elided)', () => {

@@ -90,6 +90,17 @@ describe('AcpClient', () => {
     expect(client.process.running).toBe(false);
   });
 
+  it('an agent that answers initialize with a line that is not JSON and an answer with an id nobody asked for: the give-up says what came instead', { timeout: hangBound(30_000) }, async () => {
+    const script = 'process.stdout.write("garbage here\\n" + JSON.stringify({ jsonrpc: "2.0", id: 999, result: {} }) + "\\n"); setInterval(() => {}, 1000)';
+    const client = started(new AcpClient({ commandLine: { command: process.execPath, args: ['-e', script] }, env: process.env }, { ...BOUNDS, startupMs: 1_500 }));
+    const failure = await client.initialize().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(AcpAgentUnanswered);
+    expect((failure as AcpAgentUnanswered).instead).toEqual({ unreadable_lines: 1, stray_answer_ids: [999] });
+  });
+
   it('gives up on an agent that exits before answering, keeping what it wrote on stderr', { timeout: hangBound(30_000) }, async () => {
     const client = started(new AcpClient({ commandLine: { command: process.execPath, args: ['-e', 'console.error("no crystal configured"); process.exit(3)'] }, env: process.env }, BOUNDS));
     const failure = await client.initialize().then(

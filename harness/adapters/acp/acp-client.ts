@@ -51,6 +51,10 @@ export interface PromptExchange {
  * memory must not follow. Far beyond what a scripted case's prompt streams (a few dozen).
  */
 export const MAX_UPDATES_KEPT = 20_000;
+/** Characters kept of an unreadable line the agent wrote, for the message. */
+const MAX_NOTED_CHARS = 200;
+/** Answer ids the client remembers, for the message of a request left unanswered. */
+const MAX_NOTED_IDS = 10;
 
 /** A list that keeps its first and last {@link MAX_UPDATES_KEPT}/2 entries and counts the rest. */
 export class KeptUpdates {
@@ -92,6 +96,13 @@ export interface ClientRequestSeen {
  */
 export class AcpAgentUnanswered extends Error {
   override readonly name = 'AcpAgentUnanswered';
+  constructor(
+    message: string,
+    /** What the agent wrote instead of the answer while the request waited. */
+    readonly instead: { unreadable_lines: number; stray_answer_ids: unknown[] } = { unreadable_lines: 0, stray_answer_ids: [] },
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -126,6 +137,11 @@ export class AcpClient {
   /** Per session id, where its updates go while one of its prompts runs. */
   private readonly running = new Map<string, KeptUpdates>();
   private initialized = false;
+  /** Lines of the agent's stdout that were not a JSON object, and the last of them (cut). */
+  private unreadableLines = 0;
+  private lastUnreadable = '';
+  /** Ids of the answers (responses) the agent sent, the last {@link MAX_NOTED_IDS}. */
+  private answerIds: unknown[] = [];
 
   constructor(
     launch: FilledLaunch,
@@ -133,6 +149,20 @@ export class AcpClient {
   ) {
     this.process = new ImplementationProcess(launch.commandLine, { ...(launch.cwd !== undefined && { cwd: launch.cwd }), env: launch.env });
     const { child } = this.process;
+    // Lines that are not a JSON object never reach the SDK's handlers: noted here, so a wait that ends
+    // without an answer can say the agent wrote something unreadable rather than nothing.
+    let partial = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = (lines.pop() ?? '').slice(-MAX_NOTED_CHARS);
+      for (const line of lines) {
+        const text = line.trim();
+        if (text !== '' && !(text.startsWith('{') && text.endsWith('}'))) {
+          this.unreadableLines++;
+          this.lastUnreadable = text.slice(0, MAX_NOTED_CHARS);
+        }
+      }
+    });
     const wire = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
     // Every message the agent writes passes here first, as it came.
     const tapped = wire.readable.pipeThrough(
@@ -202,6 +232,7 @@ export class AcpClient {
   private noteInbound(message: AnyMessage): void {
     this.inbound.push(message);
     const m = message as { method?: unknown; params?: unknown; id?: unknown };
+    if (m.method === undefined && m.id !== undefined) this.answerIds = [...this.answerIds.slice(-(MAX_NOTED_IDS - 1)), m.id];
     if (m.method !== methods.client.session.update || m.id !== undefined) return;
     const received: ReceivedUpdate = { params: m.params, problems: sessionUpdateProblems(m.params) };
     const sessionId = (m.params as { sessionId?: unknown } | undefined)?.sessionId;
@@ -225,9 +256,10 @@ export class AcpClient {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), boundMs)));
     const gone = this.process.exited.then((info) => ({ gone: info }));
+    const before = { unreadable: this.unreadableLines, answers: this.answerIds.length };
     try {
       const settled = await Promise.race([request.then((value) => ({ value }), (error: unknown) => ({ error })), late, gone]);
-      if (settled === 'late') throw new AcpAgentUnanswered(`the ACP agent (${this.process.label}) gave no answer to ${method} within ${boundMs} ms${this.stderrNote()}`);
+      if (settled === 'late') throw new AcpAgentUnanswered(`the ACP agent (${this.process.label}) gave no answer to ${method} within ${boundMs} ms${this.wrongAnswersNote(before)}${this.stderrNote()}`, this.instead(before));
       if ('gone' in settled) throw new AcpAgentUnanswered(`the ACP agent (${this.process.label}) ${describeExit(settled.gone)} before answering ${method}${this.stderrNote()}`);
       if ('value' in settled) return { ok: true, value: settled.value };
       const error = settled.error;
@@ -236,7 +268,7 @@ export class AcpClient {
       // exits closes its stdout before its stderr is read to the end: wait (bounded) for the exit, so the
       // message and stderr() keep what it wrote last.
       await this.exitOrBound();
-      throw new AcpAgentUnanswered(`no answer to ${method} from the ACP agent (${this.process.label}): ${error instanceof Error ? error.message : String(error)}${this.stderrNote()}`);
+      throw new AcpAgentUnanswered(`no answer to ${method} from the ACP agent (${this.process.label}): ${error instanceof Error ? error.message : String(error)}${this.wrongAnswersNote(before)}${this.stderrNote()}`, this.instead(before));
     } finally {
       clearTimeout(timer);
       request.catch(() => undefined);
@@ -248,6 +280,21 @@ export class AcpClient {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.process.exited, new Promise((resolve) => (timer = setTimeout(resolve, this.bounds.stopMs)))]);
     clearTimeout(timer);
+  }
+
+  private instead(before: { unreadable: number; answers: number }): AcpAgentUnanswered['instead'] {
+    return { unreadable_lines: this.unreadableLines - before.unreadable, stray_answer_ids: this.answerIds.slice(Math.min(before.answers, this.answerIds.length)) };
+  }
+
+  /** What the agent wrote instead of an answer while a request waited: unreadable lines, answers to no request. */
+  private wrongAnswersNote(before: { unreadable: number; answers: number }): string {
+    const unreadable = this.unreadableLines - before.unreadable;
+    const answers = this.answerIds.slice(Math.min(before.answers, this.answerIds.length));
+    const parts = [
+      unreadable > 0 ? `it wrote ${unreadable} line${unreadable === 1 ? '' : 's'} that ${unreadable === 1 ? 'is' : 'are'} not JSON-RPC (the last: ${JSON.stringify(this.lastUnreadable)})` : '',
+      answers.length > 0 ? `it sent answer${answers.length === 1 ? '' : 's'} with id ${answers.map((id) => JSON.stringify(id)).join(', ')}, which matched no request waiting` : '',
+    ].filter(Boolean);
+    return parts.length > 0 ? `; ${parts.join('; ')}` : '';
   }
 
   private stderrNote(): string {
