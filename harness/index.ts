@@ -11,6 +11,7 @@ export * from './drive/drive.ts';
 export * from './judge/expectations.ts';
 export * from './judge/invariants.ts';
 export * from './plan/plan.ts';
+export * from './plan/filter.ts';
 export * from './run/run.ts';
 export * from './report/report.ts';
 export * from './report/markdown.ts';

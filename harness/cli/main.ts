@@ -19,7 +19,7 @@ import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
 import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './crystal-server-command.ts';
-import { caseForDraft, DraftChoiceError, selects, UNDECLARED_DRAFT } from '../plan/index.ts';
+import { assertSelectsSomething, DraftChoiceError, FilterError, filterVocabulary, resolveFilterTerms, selectCases, UNDECLARED_DRAFT } from '../plan/index.ts';
 import { draftOf, draftVersions } from '../../spec/drafts.ts';
 import { DEFAULT_CASE_TIMEOUT_MS } from '../run/index.ts';
 import { stopAllImplementations } from '../adapters/index.ts';
@@ -28,12 +28,11 @@ import { createAdapterExport, importAdapterModule } from '../adapters/index.ts';
 import { startCommandAdapter } from '../adapters/index.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './early-checks.ts';
 import { checkExpectedFailureIds, ExpectedFailuresError, loadExpectedFailures } from '../case-file/index.ts';
-import { ALL_PROPERTY_IDS, DEFAULT_SEED, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, applyExpectedPropertyFailures, randomSeed, runProperties } from '../properties/index.ts';
+import { ALL_PROPERTIES, ALL_PROPERTY_IDS, DEFAULT_SEED, selectProperties, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, applyExpectedPropertyFailures, randomSeed, runProperties } from '../properties/index.ts';
 import { UsageError } from './arguments.ts';
-import { filterVocabulary, resolveFilterTerms } from './filter-terms.ts';
 import { DEFAULT_OUT, parseRunOptions, type RunOptions } from './run-options.ts';
-import { CaseFileError, caseDrafts, loadCaseFile, type LoadedCase } from '../case-file/index.ts';
-import { assertReportValid, buildReport, exitCode } from '../report/index.ts';
+import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
+import { assertReportValid, buildReport, exitCode, NOTHING_JUDGED_EXIT, PROFILE_BELOW_EXIT, profileShortfall } from '../report/index.ts';
 import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '../report/index.ts';
 import { runSuite, type AdapterFactory } from '../run/index.ts';
 
@@ -59,7 +58,7 @@ const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>
                                 [--out <dir> | --no-out] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>]
                                 [--no-properties] [--property-runs <n>] [--seed <n>|random] [--quiet]
                                 [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]
-                                [--spec <draft version>]`;
+                                [--spec <draft version>] [--require core|partial|full]`;
 
 /** `reference`, a module exporting `createAdapter(): Adapter`, or `cmd:<command line>` (docs/adapter-protocol.md). */
 export async function adapterFactory(spec: string, cwd: string): Promise<AdapterFactory> {
@@ -105,13 +104,19 @@ run options (defaults in brackets):
   --spec <version>           the draft of the spec to judge against, one the implementation declares in
                              describe().drafts: ${draftVersions().join(' | ')}; cases outside it do not run
                              [the newest it declares; ${UNDECLARED_DRAFT} when it declares none]
+  --require <profile>        core | partial | full: a run whose profile is narrower (core < partial < full)
+                             exits 4 with the reason, even when every case passes; the profile is core
+                             when the implementation declares no feature, partial when a case or property
+                             was skipped for a feature, ward or sandbox language it does not declare, and
+                             full otherwise (docs/reports.md, "Profile") [any profile]
   --quiet, -q                no progress (a rewritten line on a terminal, one line per case and property otherwise) [progress on]
 
 Options take their value as --name value or --name=value.
 
 exit codes: 0 every applicable MUST case and property passes; 1 a MUST case or property fails (or an
   expected failure is stale); 3 incomplete: none fails, but a MUST case or property errored (an adapter
-  that threw, a time limit); 2 bad usage or input; 130/143 interrupted (SIGINT/SIGTERM).`;
+  that threw, a time limit); 2 bad usage or input, or a filter that selected nothing in the draft judged;
+  4 none fails, but the profile is narrower than --require asks; 130/143 interrupted (SIGINT/SIGTERM).`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -175,19 +180,15 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     // Short paths for files under the working directory; absolute ones elsewhere, so they stay findable.
     const shown = relative(io.cwd, path);
     file = loadCaseFile(path, shown && !shown.startsWith('..') && !isAbsolute(shown) ? shown : path);
-    options.filter = resolveFilterTerms(options.filter, filterVocabulary(file.cases, ALL_PROPERTY_IDS));
+    options.filter = resolveFilterTerms(options.filter, filterVocabulary(file.cases));
     if (options.expectedFailures) {
       const list = loadExpectedFailures(resolve(io.cwd, options.expectedFailures));
       checkExpectedFailureIds(list, file.cases.map((c) => c.id), ALL_PROPERTY_IDS);
       expected = list.ids;
     }
     // A filter that selects nothing would give a green run that checked nothing (a typo in CI, say).
-    const namesProperty = options.properties && options.filter.some((term) => ALL_PROPERTY_IDS.includes(term));
-    // The judged draft is known once the implementation has described itself: a case counts if the filter selects it in any draft's terms.
-    const selectedSomewhere = (c: LoadedCase): boolean => selects(c, options.filter) || caseDrafts(c).some((d) => selects(caseForDraft(c, d) ?? c, options.filter));
-    if (options.filter.length > 0 && !namesProperty && !file.cases.some(selectedSomewhere)) {
-      throw new UsageError(`--filter ${options.filter.join(',')} selects no case of ${file.file} and no property`);
-    }
+    // Without --spec the judged draft is known once the implementation has described itself: what the filter selects in any draft counts.
+    assertSelectsSomething(options.filter, { cases: selectCases(file.cases, options.filter, options.spec).length, properties: options.properties ? selectProperties(ALL_PROPERTIES, options.filter, options.spec).length : 0 }, file.file);
     if (options.out) checkOutDir(resolve(io.cwd, options.out));
     factory = await adapterFactory(options.adapter, io.cwd);
   } catch (error) {
@@ -201,7 +202,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
         ? `the case file does not load:\n${error.message}`
         : error instanceof EarlyCheckError || error instanceof ExpectedFailuresError
           ? error.message
-          : error instanceof UsageError
+          : error instanceof UsageError || error instanceof FilterError
             ? `${error.message}\n${USAGE}`
             : `cannot start: ${(error as Error).message}`,
     );
@@ -233,7 +234,8 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     // The one step before the first case that can fail here is the implementation's self-description.
     const interrupted = interruptedExit(io);
     // --spec names a draft the implementation does not declare (describe().drafts): a usage error.
-    const why = error instanceof DraftChoiceError ? `${error.message}\n${USAGE}` : `cannot start: ${(error as Error).message}`;
+    // A filter term naming a rule the judged draft removes is refused once the draft is known.
+    const why = error instanceof DraftChoiceError || error instanceof FilterError ? `${error.message}\n${USAGE}` : `cannot start: ${(error as Error).message}`;
     io.err(interrupted !== undefined ? `interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written` : why);
     return interrupted ?? 2;
   }
@@ -281,5 +283,8 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     const more = writeReportOutputs(dir, report).map((file) => relative(dir, file) || file);
     io.out(`wrote ${join(dir, 'report.json')}, report.md and ${more.join(', ')}${interrupted ? ' (partial: the run was interrupted)' : ''}`);
   }
-  return interruptedExit(io) ?? exitCode(report);
+  const code = exitCode(report, { ...(options.require && { require: options.require }) });
+  if (code === NOTHING_JUDGED_EXIT) io.err(`--filter ${options.filter.join(',')} selected no case and no property in draft ${suite.draft} (the cases it names there do not apply to it); nothing was judged`);
+  if (code === PROFILE_BELOW_EXIT) io.err(`--require ${options.require}: ${profileShortfall(report, options.require)}`);
+  return interruptedExit(io) ?? code;
 }

@@ -28,7 +28,7 @@ function rulesOfDraft(draft: string): Set<string> {
   return ids;
 }
 import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
-import { caseForDraft, chooseDraft, kitRulesIn, planCases } from '../plan/index.ts';
+import { caseForDraft, chooseDraft, filterVocabulary, kitRulesIn, planCases, resolveFilterTerms } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
 import { loadFactor, stretchedForLoad } from '../values/index.ts';
 import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
@@ -82,8 +82,12 @@ export interface CaseResult {
 }
 
 export interface RunOptions {
-  /** Filter terms (case id, rule id, rule family, feature). */
-  filter?: string[];
+  /**
+   * Filter terms, as `run --filter` reads them (harness/plan/filter.ts): case ids, rule ids of any
+   * draft, rule families, features, property ids, in any case, several to a string when separated by
+   * commas. An unknown term, or another draft's rule that the judged draft removes, throws `FilterError`.
+   */
+  filter?: readonly string[];
   timeoutMs?: number;
   /** Case ids expected to fail. */
   expectedFailures?: ReadonlySet<string>;
@@ -118,6 +122,8 @@ export interface SuiteResult {
   draft: string;
   /** Ids of the cases (selected by the filter) that do not apply to the judged draft: not run, neither failed nor skipped. */
   outside_draft?: string[];
+  /** The filter's terms in their canonical spelling (`loop-3` as LOOP-3); empty when there was none. */
+  filter?: string[];
   format_version: 1;
   started_at: string;
   duration_ms: number;
@@ -172,10 +178,12 @@ export async function describeAdapter(factory: AdapterFactory): Promise<Descript
 export async function runSuite(file: CaseFile, factory: AdapterFactory, options: RunOptions = {}): Promise<SuiteResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  // A filter that does not read is refused before the implementation is started.
+  const filter = resolveFilterTerms(options.filter ?? [], filterVocabulary(file.cases));
   const description = await describeAdapter(factory);
   const transport = options.crystalTransport ?? 'callback';
   const draft = chooseDraft(description, options.draft);
-  const planned = planCases(file.cases, description, options.filter ?? [], transport, draft);
+  const planned = planCases(file.cases, description, filter, transport, draft);
   const plan = planned.filter((p) => p.outside === undefined);
   const outside = planned.filter((p) => p.outside !== undefined).map((p) => p.case.id);
   options.onPlanned?.({ draft, description, cases: plan.length, outside: outside.length });
@@ -251,6 +259,7 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
     spec_version: file.spec_version,
     draft,
     outside_draft: outside,
+    filter,
     format_version: 1,
     started_at: startedAt,
     duration_ms: round(performance.now() - started),
