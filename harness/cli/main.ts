@@ -13,7 +13,7 @@
  * (and its process group) is ended before main returns.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { extname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { writeReportOutputs } from '../report/index.ts';
@@ -29,7 +29,10 @@ import { startCommandAdapter } from '../adapters/index.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './early-checks.ts';
 import { checkExpectedFailureIds, ExpectedFailuresError, loadExpectedFailures } from '../case-file/index.ts';
 import { ALL_PROPERTIES, ALL_PROPERTY_IDS, DEFAULT_SEED, selectProperties, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, applyExpectedPropertyFailures, randomSeed, runProperties } from '../properties/index.ts';
-import { UsageError } from './arguments.ts';
+import { nearestOption, UsageError } from './arguments.ts';
+
+/** The commands, as `--help` lists them. */
+const COMMANDS = ['run', 'diff', 'matrix', 'crystal-server', 'help'];
 import { DEFAULT_OUT, parseRunOptions, type RunOptions } from './run-options.ts';
 import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
 import { assertReportValid, buildReport, exitCode, NOTHING_JUDGED_EXIT, PROFILE_BELOW_EXIT, profileShortfall } from '../report/index.ts';
@@ -60,6 +63,18 @@ const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>
                                 [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]
                                 [--spec <draft version>] [--require core|partial|full]`;
 
+/** What `--adapter <path>` may name without `cmd:`: a module Node or tsx imports. */
+const JAVASCRIPT = ['.js', '.mjs', '.cjs'];
+const MODULE_EXTENSIONS = [...JAVASCRIPT, '.ts', '.mts', '.cts'];
+/** Interpreters of the scripts people most often hand to `--adapter` as a path. */
+const INTERPRETERS: Record<string, string> = { '.py': 'python3', '.js': 'node', '.mjs': 'node', '.cjs': 'node', '.rb': 'ruby', '.php': 'php', '.pl': 'perl', '.sh': 'sh' };
+
+/** `--adapter` as a command line for a program at `spec`: `'cmd:python3 my_adapter.py'`. */
+function commandHint(spec: string, extension: string): string {
+  const interpreter = INTERPRETERS[extension];
+  return `'cmd:${interpreter === undefined ? '' : `${interpreter} `}${spec}'`;
+}
+
 /** `reference`, a module exporting `createAdapter(): Adapter`, or `cmd:<command line>` (docs/adapter-protocol.md). */
 export async function adapterFactory(spec: string, cwd: string): Promise<AdapterFactory> {
   if (isCommandSpec(spec)) return startCommandAdapter(spec, { cwd });
@@ -69,8 +84,16 @@ export async function adapterFactory(spec: string, cwd: string): Promise<Adapter
     return () => mod.createReferenceAdapter();
   }
   const file = isAbsolute(spec) ? spec : resolve(cwd, spec);
+  const extension = extname(file).toLowerCase();
+  // A Python script (or any program) given as a path would only fail to import: say how to run it instead.
+  if (!MODULE_EXTENSIONS.includes(extension)) {
+    throw new EarlyCheckError(`--adapter ${spec}: ${extension === '' ? 'a file without an extension' : `a ${extension} file`} is not a JavaScript or TypeScript module exporting createAdapter(); a program that speaks the adapter protocol over stdio is given with cmd:, as --adapter ${commandHint(spec, extension)} (docs/adapter-protocol.md)`);
+  }
   const create = createAdapterExport(await importAdapterModule(file));
-  if (typeof create !== 'function') throw new EarlyCheckError(`${file} does not export createAdapter()`);
+  if (typeof create !== 'function') {
+    const asProgram = JAVASCRIPT.includes(extension) ? `; if it is a program that speaks the adapter protocol over stdio, give it as --adapter ${commandHint(spec, extension)}` : '';
+    throw new EarlyCheckError(`${file} does not export createAdapter()${asProgram}`);
+  }
   await checkAdapterFactory(create as AdapterFactory, file);
   return create as AdapterFactory;
 }
@@ -161,7 +184,10 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   let factory: AdapterFactory;
   try {
     const [command, ...rest] = argv;
-    if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
+    if (command !== 'run') {
+      const near = command === undefined ? undefined : nearestOption(command, COMMANDS);
+      throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'${near ? ` (did you mean '${near}'?)` : ''}; the commands are ${COMMANDS.join(', ')}`);
+    }
     options = parseRunOptions(rest, PACKAGE_ROOT);
   } catch (error) {
     io.err(`${(error as Error).message}\n${USAGE}`);
