@@ -25,7 +25,8 @@ export const REPORT_VERSION = 1;
 export const CHAPTERS: Record<number, string> = chapterTitles(UNDECLARED_DRAFT);
 
 export type RuleStatus = CaseStatus | 'untested';
-type Counts = Record<CaseStatus, number>;
+/** How many cases (or properties) ended in each status. */
+export type Counts = Record<CaseStatus, number>;
 
 /**
  * `fail`: a case or property of the level failed, or an expected failure is stale. `incomplete`: none

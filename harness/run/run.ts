@@ -270,7 +270,7 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
 
 /**
  * Runs one case on a fresh adapter; never throws. A case with a timing premise that a run misses runs
- * again on a fresh adapter with its times scaled up, up to {@link PREMISE_ATTEMPTS} runs
+ * again on a fresh adapter with its times scaled up, up to `PREMISE_ATTEMPTS` runs (timing-premise.ts)
  * (harness/run/timing-premise.ts); the result is the last run's, and `duration_ms` covers them all.
  */
 export async function runCase(loaded: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal, transport: CrystalTransport = 'callback'): Promise<CaseResult> {
