@@ -4,8 +4,9 @@
  * judged draft's rule ids ({@link termsAtDraft}) and matched ({@link selects}). A term is a case id, a
  * rule id of any draft (LOOP-3), a rule family (LOOP), a feature (code-medium) or a property id; case
  * does not matter (`loop-3` is LOOP-3). A term that names none of these is refused, since a typo would
- * otherwise narrow a run without anyone noticing; so is another draft's rule id that the judged draft
- * removes, since it would select nothing.
+ * otherwise narrow a run without anyone noticing. A filter that selects nothing to judge in the draft
+ * judged (another draft's rule that it removes, say) is refused too: the CLI and the helper before
+ * running, `exitCode()` after a library run.
  */
 import { FEATURES } from '../../schemas/adapter.ts';
 import { catalogOf, draftVersions, mapRuleId } from '../../spec/drafts.ts';
@@ -77,9 +78,8 @@ export function resolveFilterTerms(values: readonly string[], vocabulary: Filter
 
 /**
  * The terms as the judged `draft` reads them: a rule id of another draft becomes its counterpart in
- * `draft` (CRYSTAL-4 is LLM-4 at 0.3.1), a family that only another draft has becomes the counterparts
- * of its rules; anything else is kept. An id the judged draft has keeps its meaning there. Throws
- * {@link FilterError} for a rule (or family) that has no counterpart in `draft`.
+ * `draft` (CRYSTAL-4 adds LLM-4 at 0.3.1), a family that only another draft has adds the counterparts
+ * of its rules; every term is kept. An id the judged draft has keeps its meaning there.
  */
 export function termsAtDraft(terms: readonly string[], draft: string): string[] {
   const here = catalogOf(draft).rules.map((r) => r.id);
@@ -100,11 +100,11 @@ export function termsAtDraft(terms: readonly string[], draft: string): string[] 
       continue;
     }
     const mapped = [...new Set(named.flatMap((r) => mapRuleId(r.id, r.draft, draft) ?? []))];
-    if (mapped.length === 0) {
-      const where = [...new Set(named.map((r) => r.draft))].join(', ');
-      throw new FilterError(`filter: '${term}' names ${named.length === 1 ? 'a rule' : 'rules'} of draft ${where} that draft ${draft} removes, so it selects nothing there (its rules: spec/rules-*.yaml, spec/README.md)`);
-    }
-    out.push(...mapped);
+    // The term stays too: no rule of the judged draft has it, so inside the draft it selects only through
+    // its counterparts, while it still selects the cases written with it that are outside the draft
+    // (listed, not run): a rule the judged draft removes selects only those, and a filter that selects
+    // nothing else judges nothing (exit 2).
+    out.push(term, ...mapped);
   }
   return [...new Set(out)];
 }

@@ -32,6 +32,7 @@ import { loadCaseFile } from '../case-file/index.ts';
 import { assertSelectsSomething, caseForDraft, chooseDraft, filterVocabulary, planCases, resolveFilterTerms, selectCases } from '../plan/index.ts';
 import { ALL_PROPERTIES, type PropertyDefinition } from '../properties/index.ts';
 import { DEFAULT_SEED, propertyAppliesAt, propertyTermsAt, runProperties, selectProperties, type PropertyResult } from '../properties/index.ts';
+import { reasonLine } from '../report/index.ts';
 import { DEFAULT_CASE_TIMEOUT_MS, describeAdapter, runCase, type AdapterFactory, type CaseResult } from '../run/index.ts';
 
 export interface ConformanceOptions {
@@ -281,7 +282,7 @@ export function incompleteProperty(result: PropertyResult): string | undefined {
 function differenceLines(failures: readonly ExpectationResult[], invariants: readonly InvariantResult[]): string[] {
   const lines: string[] = [];
   for (const f of failures) {
-    const why = f.why?.split('\n')[0];
+    const why = reasonLine(f.why);
     lines.push(`  ${f.path} (${f.matcher}):`, `    expected: ${shown(f.expected)}`);
     lines.push(`    actual:   ${f.actual === undefined ? NOTHING : shown(f.actual)}`);
     if (why && why !== NOTHING) lines.push(`    why:      ${why}`);

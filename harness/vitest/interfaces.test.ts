@@ -87,7 +87,7 @@ const LISTS: { terms: string[]; exit: number; selects?: string[] }[] = [
   { terms: ['PROD-9'], exit: NOTHING_JUDGED_EXIT },
   // 0.1.0's id of 0.3.1's LLM-5.
   { terms: ['crystal-5'], exit: 0, selects: ['crystal5-forced-text-never-accepted-as-final'] },
-  // A 0.1.0 rule that 0.3.1 removes: it would select nothing there.
+  // A 0.1.0 rule that 0.3.1 removes: it selects nothing there (its cases are outside the draft).
   { terms: ['CANTRIP-3'], exit: USAGE_EXIT },
 ];
 
