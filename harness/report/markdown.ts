@@ -243,7 +243,7 @@ export function renderMarkdown(report: Report): string {
     if (c.problems.length > 0 && c.failures.length > 0) {
       // The run left its script: the problem is the finding, the expectations that read the run after it its consequences (docs/INTERPRETING.md).
       for (const p of c.problems) out.push(`- ${p}`);
-      out.push('', 'Read after the run left its script, so not judged under their own rules:', '');
+      out.push('', 'Read after the implementation stopped following the case\'s script (the problem above), so not judged under their own rules:', '');
       for (const f of c.failures) out.push(line(f));
     } else {
       for (const f of c.failures) out.push(line(f));

@@ -16,6 +16,9 @@ import { caseSummaryLines, renderMarkdown } from './markdown.ts';
 import { renderJobSummary } from './summary.ts';
 import { renderJUnit } from './junit.ts';
 import { diffReports, renderDiffText } from './diff.ts';
+import { readFileSync } from 'node:fs';
+import { ProtocolError, RemoteError } from '../../schemas/protocol/connection.ts';
+import { thrownReason } from '../run/run.ts';
 
 const CASE = 'thread-is-the-root-to-leaf-path';
 
@@ -68,3 +71,15 @@ describe('the reason of a schema failure', () => {
     expect(text).not.toMatch(/element \[#\]/);
   });
 });
+
+describe('jargon said plainly or explained', () => {
+  it("an errored case's reason says what a protocol error means and points to where it is explained", () => {
+    expect(thrownReason(new ProtocolError('bad line'))).toContain('(ProtocolError)');
+    expect(thrownReason(new ProtocolError('bad line'))).toContain('docs/adapter-protocol.md');
+    expect(thrownReason(new RemoteError('fork', -32601, 'nope'))).toContain('(RemoteError)');
+    expect(thrownReason(new ProtocolError('bad line'))).not.toMatch(/^adapter threw/);
+    const words = readFileSync(join(PACKAGE_ROOT, 'docs/reports.md'), 'utf8').split('## Words in reports')[1]?.split('\n## ')[0] ?? '';
+    for (const term of ['left its script', 'ProtocolError', 'RemoteError', 'errored', 'ambient check', 'stale', 'xfail', 'outside the draft']) expect(words, term).toContain(term);
+  });
+});
+

@@ -346,7 +346,7 @@ async function runDrive(
       const awaited = (adapter as SaysWhatItAwaits | undefined)?.waitingFor?.();
       return { result: { ...base(c, 'errored', elapsed(), awaited ? `${error.message}; still waiting for ${awaited}` : error.message), timed_out: true } };
     }
-    return { result: base(c, 'errored', elapsed(), `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`) };
+    return { result: base(c, 'errored', elapsed(), thrownReason(error)) };
   } finally {
     // The port closes first: a provider still waiting on it fails at once, which unblocks a hung case.
     await Promise.all(closers.map((close) => close()));
@@ -413,4 +413,18 @@ function applyExpectedFailure(result: CaseResult, expected: ReadonlySet<string> 
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+/**
+ * Why a case errored when the adapter threw, in plain words before the error's own (docs/reports.md,
+ * "Words in reports"): the errors of the stdio protocol's connection (schemas/protocol/connection.ts)
+ * by what they mean, any other by its class.
+ */
+export function thrownReason(error: unknown): string {
+  if (!(error instanceof Error)) return `the adapter threw: ${String(error)}`;
+  const meaning: Record<string, string> = {
+    ProtocolError: 'the implementation broke the adapter protocol (docs/adapter-protocol.md)',
+    RemoteError: 'the implementation answered the request with an error of its own',
+  };
+  return `${meaning[error.name] ?? 'the adapter threw an error'} (${error.name}): ${error.message}`;
 }
