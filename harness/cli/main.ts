@@ -111,7 +111,9 @@ commands:
 run options (defaults in brackets):
   --adapter <spec>           reference | a module exporting createAdapter() | 'cmd:<command line>' [reference]
   --filter <term>[,<term>]   a case id, rule id, rule family (LOOP), feature or property id, any case;
-                             repeatable; a term that names none of these is an error [every case]
+                             repeatable; another draft's rule id selects its counterpart in the draft
+                             judged (CRYSTAL-5 is LLM-5 at 0.3.1); a term that names none of these, or
+                             a filter that selects nothing in the draft judged, is an error [every case]
   --out <dir>                where report.json, report.md, junit.xml, report.html, summary.md, badge.json go [${DEFAULT_OUT}]
   --no-out                   write no report, only the summary on stdout
   --expected-failures <file> case and property ids expected to fail, one a line; stale entries fail the run [none]
