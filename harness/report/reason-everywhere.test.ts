@@ -19,6 +19,7 @@ import { diffReports, renderDiffText } from './diff.ts';
 import { readFileSync } from 'node:fs';
 import { ProtocolError, RemoteError } from '../../schemas/protocol/connection.ts';
 import { thrownReason } from '../run/run.ts';
+import { keywordOfMessage } from '../judge/schema-rules.ts';
 
 const CASE = 'thread-is-the-root-to-leaf-path';
 
@@ -63,6 +64,10 @@ describe('the reason of a schema failure', () => {
     const text = checked.ok ? '' : formatProblems(checked.problems);
     expect(text).toContain('"crystal"');
     expect(text).toContain('"call"');
+    // Root causes read the keyword back from the wording: the new wording still reads as enum.
+    if (!checked.ok) for (const p of checked.problems.filter((x) => x.keyword === 'enum' || x.keyword === 'const')) expect(keywordOfMessage(p.message)).toBe(p.keyword);
+    expect(keywordOfMessage('must be "x"')).toBe('const');
+    expect(keywordOfMessage('must be null')).toBe('type');
   });
 
   it("diff lists a new failure's causes in the case's own values", () => {
