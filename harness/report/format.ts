@@ -211,10 +211,11 @@ export function expectationLine(f: ExpectationFailure, max = 200): string {
  * (`#`, `…`) stand for what varies between cases and mean nothing to a reader.
  */
 export function causeText(cause: RootCause): string {
+  // With a reason, the values are clipped shorter so the reason (a schema problem, say) fits a headline.
   const e = cause.example;
   switch (cause.kind) {
     case 'expectation':
-      return e.path !== undefined && e.matcher !== undefined ? `expectation ${expectationLine({ path: e.path, matcher: e.matcher, expected: e.expected, ok: false, ...(e.actual !== undefined && { actual: e.actual }), ...(e.why !== undefined && { why: e.why }) } as ExpectationFailure, 120)}` : firstLine(e.detail);
+      return e.path !== undefined && e.matcher !== undefined ? `expectation ${expectationLine({ path: e.path, matcher: e.matcher, expected: e.expected, ok: false, ...(e.actual !== undefined && { actual: e.actual }), ...(e.why !== undefined && { why: e.why }) } as ExpectationFailure, e.why !== undefined ? 40 : 120)}` : firstLine(e.detail);
     case 'invariant':
       // The key starts `invariant <id>:`; the example's detail is that invariant's own words.
       return `${cause.key.slice(0, cause.key.indexOf(':') + 1)} ${firstLine(e.detail)}`;

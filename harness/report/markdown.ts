@@ -118,7 +118,7 @@ function rootCauseLines(report: Report): string[] {
   const lines = [`${problemsHeadline(report)}; the most common:`];
   const width = String(causes[0]!.count).length;
   for (const cause of causes.slice(0, CONSOLE_ROOT_CAUSES)) {
-    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(causeText(cause), 160)}`);
+    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(causeText(cause), 220)}`);
   }
   if (causes.length > CONSOLE_ROOT_CAUSES) lines.push(`  … and ${plural(causes.length - CONSOLE_ROOT_CAUSES, 'more problem')} (report.md, "Problems")`);
   return lines;

@@ -48,6 +48,8 @@ describe('the reason of a schema failure', () => {
     expect(failing.cases[0]!.status).toBe('fail');
     const reason = /does not match schema: \/sequence: is required/;
     expect(caseSummaryLines(failing).join('\n')).toMatch(reason);
+    // The grouped headline too: the values are clipped, never the reason.
+    expect(caseSummaryLines(failing).filter((l) => / × \[LOOM-2\]/.test(l))).toEqual([expect.stringMatching(reason)]);
     expect(renderMarkdown(failing)).toMatch(reason);
     expect(renderJobSummary(failing)).toMatch(reason);
     const junit = renderJUnit(failing);
