@@ -9,3 +9,6 @@ export * from './loom/index.ts';
 export * from './production/index.ts';
 export * from './drafts/index.ts';
 export * from './adapter/index.ts';
+export type { ResolvedLimits } from './circle/medium/code/limits.ts';
+export type { WorkingContext } from './entity/working-context.ts';
+export type { FoldingOptions } from './loom/fold.ts';

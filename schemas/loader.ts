@@ -112,6 +112,13 @@ function toProblem(error: ErrorObject): SchemaProblem {
     const extra = (error.params as { additionalProperty: string }).additionalProperty;
     pointer = `${error.instancePath}/${escapePointer(extra)}`;
     message = 'is not an allowed property';
+  } else if (error.keyword === 'enum') {
+    // Ajv says only "must be equal to one of the allowed values": name them, so the reason is enough to fix
+    // the record (harness/judge/schema-rules.ts reads the keyword back from this wording).
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+    message = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
+  } else if (error.keyword === 'const') {
+    message = `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
   } else if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty: string }).missingProperty;
     pointer = `${error.instancePath}/${escapePointer(missing)}`;

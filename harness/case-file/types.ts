@@ -169,7 +169,8 @@ export type Action =
   | { acp_prompt: { session: string; text: string; form?: 'blocks' | 'content' | 'string'; as?: string } };
 
 export type Verb = keyof UnionToIntersection<Action>;
-type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
+/** The intersection of a union's members (a helper of the verb types). */
+export type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
 
 /** One matcher; exactly one key is set. */
 export interface Matcher {

@@ -35,12 +35,32 @@ const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h' };
  */
 export function parseCommandLine(args: readonly string[], table: OptionTable, positionals = false): ParsedArguments {
   const options = { ...table, help: HELP_OPTION };
+  const joined = withNegativeValues(args, options);
   try {
-    const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: positionals });
+    const parsed = parseArgs({ args: joined, options, strict: true, allowPositionals: positionals });
     return { values: parsed.values as ParsedArguments['values'], positionals: parsed.positionals };
   } catch (error) {
-    throw new UsageError(explain(args, options, positionals, error as Error));
+    throw new UsageError(explain(joined, options, positionals, error as Error));
   }
+}
+
+/**
+ * `--seed -1` as `--seed=-1`: a value-taking option followed by a negative number takes it as its value
+ * (parseArgs would read `-1` as an option and say the value is missing), so the option's own check can
+ * say what is wrong with the number.
+ */
+function withNegativeValues(args: readonly string[], table: OptionTable): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name !== undefined && !name.includes('=') && table[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /**
@@ -82,13 +102,15 @@ export function nearestOption(raw: string, names: readonly string[]): string | u
   return best && best.distance <= Math.min(3, Math.max(1, Math.floor(best.name.length / 3))) ? best.name : undefined;
 }
 
-/** Levenshtein distance (insertions, deletions, substitutions). */
+/** Edit distance with adjacent transpositions (`rnu` is one slip from `run`): insertions, deletions, substitutions, swaps. */
 function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
   }
-  return previous[b.length]!;
+  return d[a.length]![b.length]!;
 }

@@ -24,6 +24,25 @@ export const CRYSTAL_SERVER_USAGE =
 
 const WIRE_TRANSPORTS = CRYSTAL_TRANSPORTS.filter((t) => t !== 'callback');
 
+/** What `crystal-server --help` prints: what the command does, then its options with their defaults. */
+export const CRYSTAL_SERVER_HELP = `${CRYSTAL_SERVER_USAGE}
+
+Serves one case's scripted crystals over HTTP in a provider's wire format until Ctrl-C, to debug an
+implementation's provider code by hand (docs/crystal-server.md). Prints the base URL, the model names
+(the case's crystal names) and a key made for this run, then one line per exchange with the wire
+problems found.
+
+options (defaults in brackets):
+  --case <id>              the case whose crystals are served (required)
+  --transport <format>     ${WIRE_TRANSPORTS.join(' | ')} [openai]
+  --cases <file>           the case file [the kit's tests.yaml]
+  --done-argument <name>   the done tool's answer argument, where its definition leaves it open
+                           (what describe().builtins.done.argument says in a run) [read from the done
+                           tool each request presents: its only argument, or its only required one]
+  --help, -h               this text
+
+Options take their value as --name value or --name=value. Exit 0 when closed with Ctrl-C, 2 for bad usage.`;
+
 /** How a client of each format sends the key. */
 const KEY_HEADER: Record<WireFormat, string> = {
   openai: 'Authorization: Bearer <key>',
@@ -39,7 +58,7 @@ interface Options {
   doneArgument?: string;
 }
 
-const CRYSTAL_SERVER_OPTIONS = { case: { type: 'string' }, transport: { type: 'string' }, cases: { type: 'string' }, 'done-argument': { type: 'string' } } as const satisfies OptionTable;
+export const CRYSTAL_SERVER_OPTIONS = { case: { type: 'string' }, transport: { type: 'string' }, cases: { type: 'string' }, 'done-argument': { type: 'string' } } as const satisfies OptionTable;
 
 /** The options, or undefined for `--help`; throws on bad usage. */
 function parse(args: string[], kitRoot: string): Options | undefined {
@@ -94,7 +113,7 @@ export async function runCrystalServer(args: string[], io: CliIo, kitRoot: strin
     return 2;
   }
   if (!options) {
-    io.out(CRYSTAL_SERVER_USAGE);
+    io.out(CRYSTAL_SERVER_HELP);
     return 0;
   }
   if (!io.interrupt) {

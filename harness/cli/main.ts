@@ -13,14 +13,14 @@
  * (and its process group) is ended before main returns.
  */
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { extname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { makeOutputFolder, writeOutputFile, writeReportOutputs } from '../report/index.ts';
 import { DIFF_USAGE, MATRIX_USAGE, runDiff, runMatrix } from './compare.ts';
 import { CRYSTAL_SERVER_USAGE, runCrystalServer } from './crystal-server-command.ts';
 import { runSite, SITE_USAGE } from './site-command.ts';
-import { caseForDraft, DraftChoiceError, selects, UNDECLARED_DRAFT } from '../plan/index.ts';
+import { assertSelectsSomething, DraftChoiceError, FilterError, filterVocabulary, resolveFilterTerms, selectCases, UNDECLARED_DRAFT } from '../plan/index.ts';
 import { draftOf, draftVersions } from '../../spec/drafts.ts';
 import { DEFAULT_CASE_TIMEOUT_MS } from '../run/index.ts';
 import { stopAllImplementations } from '../adapters/index.ts';
@@ -29,12 +29,14 @@ import { createAdapterExport, importAdapterModule } from '../adapters/index.ts';
 import { startCommandAdapter } from '../adapters/index.ts';
 import { checkAdapterFactory, checkOutDir, EarlyCheckError } from './early-checks.ts';
 import { checkExpectedFailureIds, ExpectedFailuresError, loadExpectedFailures } from '../case-file/index.ts';
-import { ALL_PROPERTY_IDS, DEFAULT_SEED, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, applyExpectedPropertyFailures, randomSeed, runProperties } from '../properties/index.ts';
-import { UsageError } from './arguments.ts';
-import { filterVocabulary, resolveFilterTerms } from './filter-terms.ts';
+import { ALL_PROPERTIES, ALL_PROPERTY_IDS, DEFAULT_SEED, selectProperties, PROPERTY_FAMILIES_AT_ONCE, DEFAULT_CODE_PROPERTY_RUNS, DEFAULT_PROPERTY_RUNS, applyExpectedPropertyFailures, randomSeed, runProperties } from '../properties/index.ts';
+import { nearestOption, UsageError } from './arguments.ts';
+
+/** The commands, as `--help` lists them. */
+const COMMANDS = ['run', 'diff', 'matrix', 'crystal-server', 'help'];
 import { DEFAULT_OUT, parseRunOptions, type RunOptions } from './run-options.ts';
-import { CaseFileError, caseDrafts, loadCaseFile, type LoadedCase } from '../case-file/index.ts';
-import { assertReportValid, buildReport, exitCode } from '../report/index.ts';
+import { CaseFileError, loadCaseFile } from '../case-file/index.ts';
+import { assertReportValid, buildReport, exitCode, NOTHING_JUDGED_EXIT, PROFILE_BELOW_EXIT, profileShortfall } from '../report/index.ts';
 import { caseSummaryLines, propertyLines, renderMarkdown, verdictLines } from '../report/index.ts';
 import { runSuite, type AdapterFactory } from '../run/index.ts';
 
@@ -61,7 +63,19 @@ const USAGE = `usage: cantrip-conformance run [--adapter reference|<module path>
                                 [--out <dir> | --no-out] [--expected-failures <file>] [--cases <tests.yaml>] [--timeout <ms>] [--jobs <n>]
                                 [--no-properties] [--property-runs <n>] [--seed <n>|random] [--quiet]
                                 [--crystal-transport callback|openai|openai-stream|anthropic|anthropic-stream|gemini|gemini-stream]
-                                [--spec <draft version>]`;
+                                [--spec <draft version>] [--require core|partial|full]`;
+
+/** What `--adapter <path>` may name without `cmd:`: a module Node or tsx imports. */
+const JAVASCRIPT = ['.js', '.mjs', '.cjs'];
+const MODULE_EXTENSIONS = [...JAVASCRIPT, '.ts', '.mts', '.cts'];
+/** Interpreters of the scripts people most often hand to `--adapter` as a path. */
+const INTERPRETERS: Record<string, string> = { '.py': 'python3', '.js': 'node', '.mjs': 'node', '.cjs': 'node', '.rb': 'ruby', '.php': 'php', '.pl': 'perl', '.sh': 'sh' };
+
+/** `--adapter` as a command line for a program at `spec`: `'cmd:python3 my_adapter.py'`. */
+function commandHint(spec: string, extension: string): string {
+  const interpreter = INTERPRETERS[extension];
+  return `'cmd:${interpreter === undefined ? '' : `${interpreter} `}${spec}'`;
+}
 
 /** `reference`, a module exporting `createAdapter(): Adapter`, or `cmd:<command line>` (docs/adapter-protocol.md). */
 export async function adapterFactory(spec: string, cwd: string): Promise<AdapterFactory> {
@@ -72,8 +86,16 @@ export async function adapterFactory(spec: string, cwd: string): Promise<Adapter
     return () => mod.createReferenceAdapter();
   }
   const file = isAbsolute(spec) ? spec : resolve(cwd, spec);
+  const extension = extname(file).toLowerCase();
+  // A Python script (or any program) given as a path would only fail to import: say how to run it instead.
+  if (!MODULE_EXTENSIONS.includes(extension)) {
+    throw new EarlyCheckError(`--adapter ${spec}: ${extension === '' ? 'a file without an extension' : `a ${extension} file`} is not a JavaScript or TypeScript module exporting createAdapter(); a program that speaks the adapter protocol over stdio is given with cmd:, as --adapter ${commandHint(spec, extension)} (docs/adapter-protocol.md)`);
+  }
   const create = createAdapterExport(await importAdapterModule(file));
-  if (typeof create !== 'function') throw new EarlyCheckError(`${file} does not export createAdapter()`);
+  if (typeof create !== 'function') {
+    const asProgram = JAVASCRIPT.includes(extension) ? `; if it is a program that speaks the adapter protocol over stdio, give it as --adapter ${commandHint(spec, extension)}` : '';
+    throw new EarlyCheckError(`${file} does not export createAdapter()${asProgram}`);
+  }
   await checkAdapterFactory(create as AdapterFactory, file);
   return create as AdapterFactory;
 }
@@ -92,7 +114,9 @@ commands:
 run options (defaults in brackets):
   --adapter <spec>           reference | a module exporting createAdapter() | 'cmd:<command line>' [reference]
   --filter <term>[,<term>]   a case id, rule id, rule family (LOOP), feature or property id, any case;
-                             repeatable; a term that names none of these is an error [every case]
+                             repeatable; another draft's rule id selects its counterpart in the draft
+                             judged (CRYSTAL-5 is LLM-5 at 0.3.1); a term that names none of these, or
+                             a filter that selects nothing in the draft judged, is an error [every case]
   --out <dir>                where report.json, report.md, junit.xml, report.html, summary.md, badge.json go [${DEFAULT_OUT}]
   --no-out                   write no report, only the summary on stdout
   --expected-failures <file> case and property ids expected to fail, one a line; stale entries fail the run [none]
@@ -108,13 +132,19 @@ run options (defaults in brackets):
   --spec <version>           the draft of the spec to judge against, one the implementation declares in
                              describe().drafts: ${draftVersions().join(' | ')}; cases outside it do not run
                              [the newest it declares; ${UNDECLARED_DRAFT} when it declares none]
+  --require <profile>        core | partial | full: a run whose profile is narrower (core < partial < full)
+                             exits 4 with the reason, even when every case passes; the profile is core
+                             when the implementation declares no feature, partial when a case or property
+                             was skipped for a feature, ward or sandbox language it does not declare, and
+                             full otherwise (docs/reports.md, "Profile") [any profile]
   --quiet, -q                no progress (a rewritten line on a terminal, one line per case and property otherwise) [progress on]
 
 Options take their value as --name value or --name=value.
 
 exit codes: 0 every applicable MUST case and property passes; 1 a MUST case or property fails (or an
   expected failure is stale); 3 incomplete: none fails, but a MUST case or property errored (an adapter
-  that threw, a time limit); 2 bad usage or input; 130/143 interrupted (SIGINT/SIGTERM).`;
+  that threw, a time limit); 2 bad usage or input, or a filter that selected nothing in the draft judged;
+  4 none fails, but the profile is narrower than --require asks; 130/143 interrupted (SIGINT/SIGTERM).`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -169,7 +199,10 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
   let factory: AdapterFactory;
   try {
     const [command, ...rest] = argv;
-    if (command !== 'run') throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'`);
+    if (command !== 'run') {
+      const near = command === undefined ? undefined : nearestOption(command, COMMANDS);
+      throw new UsageError(command === undefined ? 'missing command' : `unknown command '${command}'${near ? ` (did you mean '${near}'?)` : ''}; the commands are ${COMMANDS.join(', ')}`);
+    }
     options = parseRunOptions(rest, PACKAGE_ROOT);
   } catch (error) {
     io.err(`${(error as Error).message}\n${USAGE}`);
@@ -189,19 +222,15 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     // Short paths for files under the working directory; absolute ones elsewhere, so they stay findable.
     const shown = relative(io.cwd, path);
     file = loadCaseFile(path, shown && !shown.startsWith('..') && !isAbsolute(shown) ? shown : path);
-    options.filter = resolveFilterTerms(options.filter, filterVocabulary(file.cases, ALL_PROPERTY_IDS));
+    options.filter = resolveFilterTerms(options.filter, filterVocabulary(file.cases));
     if (options.expectedFailures) {
       const list = loadExpectedFailures(resolve(io.cwd, options.expectedFailures));
       checkExpectedFailureIds(list, file.cases.map((c) => c.id), ALL_PROPERTY_IDS);
       expected = list.ids;
     }
     // A filter that selects nothing would give a green run that checked nothing (a typo in CI, say).
-    const namesProperty = options.properties && options.filter.some((term) => ALL_PROPERTY_IDS.includes(term));
-    // The judged draft is known once the implementation has described itself: a case counts if the filter selects it in any draft's terms.
-    const selectedSomewhere = (c: LoadedCase): boolean => selects(c, options.filter) || caseDrafts(c).some((d) => selects(caseForDraft(c, d) ?? c, options.filter));
-    if (options.filter.length > 0 && !namesProperty && !file.cases.some(selectedSomewhere)) {
-      throw new UsageError(`--filter ${options.filter.join(',')} selects no case of ${file.file} and no property`);
-    }
+    // Without --spec the judged draft is known once the implementation has described itself: what the filter selects in any draft counts.
+    assertSelectsSomething(options.filter, { cases: selectCases(file.cases, options.filter, options.spec).length, properties: options.properties ? selectProperties(ALL_PROPERTIES, options.filter, options.spec).length : 0 }, file.file);
     if (options.out) checkOutDir(resolve(io.cwd, options.out));
     factory = await adapterFactory(options.adapter, io.cwd);
   } catch (error) {
@@ -215,7 +244,7 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
         ? `the case file does not load:\n${error.message}`
         : error instanceof EarlyCheckError || error instanceof ExpectedFailuresError
           ? error.message
-          : error instanceof UsageError
+          : error instanceof UsageError || error instanceof FilterError
             ? `${error.message}\n${USAGE}`
             : `cannot start: ${(error as Error).message}`,
     );
@@ -250,7 +279,8 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     // The one step before the first case that can fail here is the implementation's self-description.
     const interrupted = interruptedExit(io);
     // --spec names a draft the implementation does not declare (describe().drafts): a usage error.
-    const why = error instanceof DraftChoiceError ? `${error.message}\n${USAGE}` : `cannot start: ${(error as Error).message}`;
+    // A filter term naming a rule the judged draft removes is refused once the draft is known.
+    const why = error instanceof DraftChoiceError || error instanceof FilterError ? `${error.message}\n${USAGE}` : `cannot start: ${(error as Error).message}`;
     io.err(interrupted !== undefined ? `interrupted (${String(io.interrupt?.reason)}) before the first case; nothing was written` : why);
     return interrupted ?? 2;
   }
@@ -298,5 +328,8 @@ async function mainRun(argv: string[], io: CliIo): Promise<number> {
     const more = writeReportOutputs(dir, report).map((file) => relative(dir, file) || file);
     io.out(`wrote ${join(dir, 'report.json')}, report.md and ${more.join(', ')}${interrupted ? ' (partial: the run was interrupted)' : ''}`);
   }
-  return interruptedExit(io) ?? exitCode(report);
+  const code = exitCode(report, { ...(options.require && { require: options.require }) });
+  if (code === NOTHING_JUDGED_EXIT) io.err(`--filter ${options.filter.join(',')} selected no case and no property in draft ${suite.draft} (the cases it names there do not apply to it); nothing was judged`);
+  if (code === PROFILE_BELOW_EXIT) io.err(`--require ${options.require}: ${profileShortfall(report, options.require)}`);
+  return interruptedExit(io) ?? code;
 }

@@ -8,6 +8,8 @@ import { CRYSTAL_TRANSPORTS } from '../../schemas/adapter.ts';
 import { DEFAULT_SEED } from '../properties/index.ts';
 import { draftVersions } from '../../spec/drafts.ts';
 import { parseCommandLine, UsageError, type OptionTable } from './arguments.ts';
+import { splitFilterTerms } from '../plan/index.ts';
+import { PROFILE_ORDER, type ProfileName } from '../report/index.ts';
 
 /** Where reports go when `--out` is not given, relative to the working directory (a CI job's workspace). */
 export const DEFAULT_OUT = 'cantrip-report';
@@ -30,6 +32,7 @@ export const RUN_OPTIONS = {
   seed: { type: 'string' },
   'crystal-transport': { type: 'string' },
   spec: { type: 'string' },
+  require: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
 } as const satisfies OptionTable;
 
@@ -56,6 +59,8 @@ export interface RunOptions {
    * implementation declares. Whether the implementation declares it is checked once it has described itself.
    */
   spec?: string;
+  /** The narrowest profile the run must have: a narrower one exits 4 (report.ts PROFILE_BELOW_EXIT); absent: any. */
+  require?: ProfileName;
   /** No progress output (the summary is still printed). */
   quiet: boolean;
   /** `--help` was given: print the help and do nothing else. */
@@ -69,7 +74,7 @@ export function parseRunOptions(args: readonly string[], kitRoot: string): RunOp
   if (values['out'] !== undefined && values['no-out'] === true) throw new UsageError('--out and --no-out contradict each other');
   const options: RunOptions = {
     adapter: text('adapter') ?? 'reference',
-    filter: ((values['filter'] as string[] | undefined) ?? []).flatMap((v) => v.split(',')).map((t) => t.trim()).filter(Boolean),
+    filter: splitFilterTerms((values['filter'] as string[] | undefined) ?? []),
     cases: text('cases') ?? join(kitRoot, 'tests.yaml'),
     properties: values['no-properties'] !== true,
     quiet: values['quiet'] === true,
@@ -97,6 +102,11 @@ export function parseRunOptions(args: readonly string[], kitRoot: string): RunOp
     const known = draftVersions();
     if (!known.includes(spec)) throw new UsageError(`--spec is one of the drafts the kit knows, ${known.join(', ')}; got '${spec}'`);
     options.spec = spec;
+  }
+  const require = text('require');
+  if (require !== undefined) {
+    if (!(PROFILE_ORDER as readonly string[]).includes(require)) throw new UsageError(`--require is one of the profiles ${PROFILE_ORDER.join(', ')} (narrowest first), got '${require}'`);
+    options.require = require as ProfileName;
   }
   return options;
 }

@@ -35,7 +35,7 @@ export async function materializeFiles(files: Record<string, string> = {}, links
 }
 
 /** One regular file of the case directory as the run record shows it under `files`. */
-export interface CaseFile {
+export interface CaseDirectoryFile {
   /** Relative to the case directory, `/`-separated. */
   path: string;
   content: string;
@@ -46,8 +46,8 @@ export interface CaseFile {
  * see whether an overlay reached the base (feature overlay-file-gates). Symlinks are not followed, so
  * nothing outside the directory is read.
  */
-export async function readCaseFiles(dir: string, prefix = ''): Promise<CaseFile[]> {
-  const found: CaseFile[] = [];
+export async function readCaseFiles(dir: string, prefix = ''): Promise<CaseDirectoryFile[]> {
+  const found: CaseDirectoryFile[] = [];
   for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
     const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
     if (entry.isDirectory()) found.push(...(await readCaseFiles(dir, path)));

@@ -8,7 +8,7 @@ import type { CodedError, CrystalRequest, ForkStrategy, Turn } from '../../schem
 import type { Verb } from '../case-file/index.ts';
 import type { GateCallLog } from './test-gates.ts';
 import type { WireProblem } from '../crystal-server/index.ts';
-import type { CaseFile } from './case-files.ts';
+import type { CaseDirectoryFile } from './case-files.ts';
 import type { BackpressureRecord } from './event-consumer.ts';
 import type { CredentialRecord } from './gate-credential.ts';
 import { emptyAcpRecord, type AcpPromptRecord, type AcpRecord, type AcpSessionRecord } from './acp-record.ts';
@@ -52,7 +52,7 @@ export interface RunRecord {
   /** Feature bounded-events: how far the implementation ran ahead of the harness as event consumer. */
   backpressure: BackpressureRecord;
   /** The case directory's files after the actions (when the case gives `setup.files`), sorted by path. */
-  files: CaseFile[];
+  files: CaseDirectoryFile[];
   loom: { turns: Turn[] };
   /** Feature acp: the implementation driven as an ACP agent (drive/acp-record.ts). */
   acp: AcpRecord;

@@ -28,7 +28,8 @@ export interface InvariantResult {
 }
 
 /** A check's result; `rules`, when given, replaces the invariant's listed rules for this failure. */
-type Check = (c: LoadedCase, d: DriveResult) => Omit<InvariantResult, 'id' | 'rules'> & { rules?: string[] };
+/** One ambient invariant's check of a case's drive result. */
+export type Check = (c: LoadedCase, d: DriveResult) => Omit<InvariantResult, 'id' | 'rules'> & { rules?: string[] };
 
 const pass = { status: 'pass' } as const;
 const skip = (detail: string) => ({ status: 'skipped', detail }) as const;

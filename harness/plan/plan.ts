@@ -8,6 +8,7 @@ import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { OPTIONAL_WARDS } from '../../schemas/adapter.ts';
 import { caseDrafts, scriptSteps, withSetupNeeds, type LoadedCase } from '../case-file/index.ts';
 import { caseForDraft, chooseDraft } from './drafts.ts';
+import { selects, termsAtDraft } from './filter.ts';
 
 export interface PlannedCase {
   /** The case in the judged draft's terms; as loaded when it is outside the draft. */
@@ -36,17 +37,6 @@ export function wireTransportFor(c: LoadedCase, declared: readonly CrystalTransp
   return c.transports?.find((t) => t !== 'callback' && declared.includes(t));
 }
 
-/**
- * A filter term selects a case when it is the case id, one of its rules, a rule family (`LOOM`
- * selects LOOM-*), or a feature the case requires. No terms selects every case.
- */
-export function selects(c: LoadedCase, terms: readonly string[]): boolean {
-  if (terms.length === 0) return true;
-  return terms.some(
-    (t) => t === c.id || c.rules.includes(t) || c.rules.some((r) => r.startsWith(`${t}-`)) || (c.requires ?? []).some((f) => f === t),
-  );
-}
-
 /** Languages of the code utterances a case scripts. */
 export function codeLanguages(c: LoadedCase): Set<string> {
   const languages = new Set<string>();
@@ -62,9 +52,11 @@ export function optionalWards(c: LoadedCase): string[] {
 
 /**
  * Plans `cases` for the judged `draft` (default: the newest the implementation declares, drafts.ts).
- * Filter terms match the case in the judged draft's IDs (a case outside it: in its own).
+ * Filter terms match the case in the judged draft's IDs (a case outside it: in its own); a term naming
+ * another draft's rule is read as its counterpart in the judged draft (filter.ts `termsAtDraft`).
  */
-export function planCases(cases: readonly LoadedCase[], description: Description, terms: readonly string[] = [], transport: CrystalTransport = 'callback', draft: string = chooseDraft(description)): PlannedCase[] {
+export function planCases(cases: readonly LoadedCase[], description: Description, filter: readonly string[] = [], transport: CrystalTransport = 'callback', draft: string = chooseDraft(description)): PlannedCase[] {
+  const terms = termsAtDraft(filter, draft);
   return cases.flatMap((loaded) => {
     const c = caseForDraft(loaded, draft);
     if (!selects(c ?? loaded, terms)) return [];

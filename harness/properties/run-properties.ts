@@ -10,7 +10,8 @@ import type { ExpectationResult } from '../judge/index.ts';
 import type { InvariantResult } from '../judge/index.ts';
 import type { AdapterFactory } from '../run/index.ts';
 import { buildCase } from './build-case.ts';
-import { chooseDraft, kitRulesIn } from '../plan/index.ts';
+import { chooseDraft, kitRulesIn, selects, termsAtDraft } from '../plan/index.ts';
+import { draftVersions } from '../../spec/drafts.ts';
 import { propertyAppliesAt, propertyTermsAt, reproducerAt } from './drafts.ts';
 import { buildCodeCase } from './code-case.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
@@ -121,15 +122,28 @@ export interface PropertyOptions {
   draft?: string;
 }
 
-/** A filter term selects a property by its id, one of its rules, or a rule family; no terms select all. */
+/** A filter term selects a property by its id, one of its rules, a rule family or a feature it requires, in any case; no terms select all (harness/plan `selects`). */
 export function selectsProperty<P>(p: PropertyDefinition<P>, terms: readonly string[]): boolean {
-  if (terms.length === 0) return true;
-  return terms.some((t) => t === p.id || p.rules.includes(t) || p.rules.some((r) => r.startsWith(`${t}-`)) || p.requires.some((f) => f === t));
+  return selects(p, terms);
+}
+
+/**
+ * The properties a filter selects, as every interface selects them: at the judged `draft`, those whose
+ * rules hold there and that the terms select in its ids (another draft's rule id read as its
+ * counterpart, harness/plan `termsAtDraft`); with no draft yet (before the implementation describes
+ * itself), those the terms select in some draft's ids.
+ */
+export function selectProperties<P>(properties: readonly PropertyDefinition<P>[], terms: readonly string[], draft?: string): PropertyDefinition<P>[] {
+  if (draft !== undefined) {
+    const at = termsAtDraft(terms, draft);
+    return properties.filter((p) => propertyAppliesAt(p.rules, draft) && selects(propertyTermsAt(p, draft), at));
+  }
+  return properties.filter((p) => selects(p, terms) || draftVersions().some((d) => propertyAppliesAt(p.rules, d) && selects(propertyTermsAt(p, d), terms)));
 }
 
 /** A property runs at the judged draft when its rules hold there and the filter selects it (in that draft's IDs). */
 function chosenAt<P>(p: PropertyDefinition<P>, draft: string, terms: readonly string[]): boolean {
-  return propertyAppliesAt(p.rules, draft) && selectsProperty(propertyTermsAt(p, draft), terms);
+  return selectProperties([p], terms, draft).length > 0;
 }
 
 /** A result in the judged draft's rule IDs and level. */
@@ -231,8 +245,10 @@ const overlayAccepted: Family<OverlayScenario, OverlayPlan> = {
 /** CIRCLE-6, CIRCLE-10: the same, then rejected. */
 const overlayRejected: Family<OverlayScenario, OverlayPlan> = { ...overlayAccepted, properties: OVERLAY_REJECT_PROPERTIES, arbitrary: () => overlayArbitrary('reject') };
 
-/** Ids of every property, in report order: the conversation ones, tool-call ids, then composition, code, verifier wards and overlays. */
-export const ALL_PROPERTY_IDS: readonly string[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES, ...VERIFIER_PROPERTIES, ...OVERLAY_ACCEPT_PROPERTIES, ...OVERLAY_REJECT_PROPERTIES].map((p) => p.id);
+/** Every property, in report order: the conversation ones, tool-call ids, then composition, code, verifier wards and overlays. */
+export const ALL_PROPERTIES: readonly PropertyDefinition<never>[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES, ...VERIFIER_PROPERTIES, ...OVERLAY_ACCEPT_PROPERTIES, ...OVERLAY_REJECT_PROPERTIES] as readonly PropertyDefinition<never>[];
+/** Their ids, in the same order. */
+export const ALL_PROPERTY_IDS: readonly string[] = ALL_PROPERTIES.map((p) => p.id);
 
 export async function runProperties(factory: AdapterFactory, description: Description, options: PropertyOptions = {}): Promise<PropertyResult[]> {
   const seed = options.seed ?? DEFAULT_SEED;

@@ -12,6 +12,11 @@ const oneLine = (text: string, max: number): string => {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 };
 const attribution = (f: AmbientFinding): string => [f.rules.join(', '), f.section].filter(Boolean).join('; ') || 'no rule';
+/**
+ * A finding in one line with its first case's own values (`e.g. <case>: turn t3: …`), never the grouping
+ * key, whose placeholders (`…`, `#`) stand for what varies between cases and mean nothing to a reader.
+ */
+export const findingHeadline = (f: AmbientFinding, max: number): string => `e.g. ${f.example.case}: ${oneLine(f.example.detail, max)}`;
 const failing = (report: Report): AmbientCheck[] => (report.ambient_checks ?? []).filter((c) => c.status === 'fail');
 
 /** One line per violated ambient check and its findings, for the console. */
@@ -21,7 +26,7 @@ export function ambientConsoleLines(report: Report): string[] {
   const findings = bad.reduce((n, c) => n + c.findings.length, 0);
   const lines = [`ambient checks: ${plural(bad.length, 'check')} violated, ${plural(findings, 'finding')} (each counts once in its rules' level; report.md, "Ambient checks")`];
   for (const check of bad) {
-    for (const f of check.findings) lines.push(`  ${check.id} [${attribution(f)}] in ${plural(f.count, 'case')}: ${oneLine(f.key, 160)}`);
+    for (const f of check.findings) lines.push(`  ${check.id} [${attribution(f)}] in ${plural(f.count, 'case')}, ${findingHeadline(f, 160)}`);
   }
   return lines;
 }
@@ -89,6 +94,6 @@ export function ambientJUnitTests(report: Report): AmbientTest[] {
       `Ambient check ${check.id}, rules ${check.rules.join(', ')}: violated in ${plural(check.violated.length, 'case')} of ${check.checked} checked.`,
       ...check.findings.flatMap((f) => ['', `[${attribution(f)}] in ${plural(f.count, 'case')}: ${f.key}`, `  e.g. ${f.example.case}: ${f.example.detail}`, `  cases: ${f.cases.join(', ')}`]),
     ].join('\n');
-    return { check, outcome: { element: 'failure', type: 'ambient', message: `[${attribution(first)}] ${oneLine(first.key, 200)}${check.findings.length > 1 ? ` (+${check.findings.length - 1} more)` : ''}`, body } };
+    return { check, outcome: { element: 'failure', type: 'ambient', message: `[${attribution(first)}] ${findingHeadline(first, 200)}${check.findings.length > 1 ? ` (+${check.findings.length - 1} more)` : ''}`, body } };
   });
 }

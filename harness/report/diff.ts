@@ -15,7 +15,7 @@
  * for every draft, and a case outside one of the two drafts is added or removed.
  */
 import type { Report, RuleStatus } from './report.ts';
-import { BROKEN, caseStatus, causeKeys, implementationName, LEVELS, mdCode, mdText, plural, propertyCauseKeys, type EffectiveStatus, type ReportCase, type ReportProperty } from './format.ts';
+import { BROKEN, caseCauseTexts, caseStatus, causeKeys, propertyCauseTexts, implementationName, LEVELS, mdCode, mdText, plural, propertyCauseKeys, type EffectiveStatus, type ReportCase, type ReportProperty } from './format.ts';
 import { notExercisedText, profileText } from './profile.ts';
 import { ruleCounterpart, type Counterpart } from '../../spec/drafts.ts';
 import { draftName, draftOfReport, type ReportDraft } from './draft.ts';
@@ -36,6 +36,8 @@ export interface Change {
   new_causes: string[];
   /** The causes the new run shows (or the old run's, for a fix). */
   causes: string[];
+  /** Each cause key above in the words of the case or property itself, with its own values (the report it comes from). */
+  cause_texts?: Record<string, string>;
   /** For a case in one report only: the draft of the other report, when that report lists it as outside its draft (not run there). */
   outside_draft?: string;
 }
@@ -108,10 +110,14 @@ interface Item {
   level: string;
   status: EffectiveStatus;
   causes: string[];
+  texts: Record<string, string>;
 }
 
-const fromCase = (c: ReportCase): Item => ({ kind: 'case', id: c.id, rules: c.rules, level: c.level, status: caseStatus(c), causes: BROKEN.has(caseStatus(c)) || c.status === 'xfail' ? causeKeys(c) : [] });
-const fromProperty = (p: ReportProperty): Item => ({ kind: 'property', id: p.id, rules: p.rules, level: p.level, status: p.status, causes: BROKEN.has(p.status) ? propertyCauseKeys(p) : [] });
+const fromCase = (c: ReportCase): Item => ({ kind: 'case', id: c.id, rules: c.rules, level: c.level, status: caseStatus(c), causes: BROKEN.has(caseStatus(c)) || c.status === 'xfail' ? causeKeys(c) : [], texts: caseCauseTexts(c) });
+const fromProperty = (p: ReportProperty): Item => ({ kind: 'property', id: p.id, rules: p.rules, level: p.level, status: p.status, causes: BROKEN.has(p.status) ? propertyCauseKeys(p) : [], texts: propertyCauseTexts(p) });
+
+/** A cause key in the words of the case that shows it, when known. */
+const causeWords = (c: Change, key: string): string => c.cause_texts?.[key] ?? key;
 
 const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
 
@@ -149,19 +155,20 @@ export function diffReports(before: Report, after: Report): ReportDiff {
         gone_causes: (o?.causes ?? []).filter((k) => !n.causes.includes(k)),
         new_causes: n.causes.filter((k) => !(o?.causes ?? []).includes(k)),
         causes: n.causes,
+        cause_texts: { ...(o?.texts ?? {}), ...n.texts },
       };
       if (!o) diff.added.push(change);
       const wasBroken = o !== undefined && BROKEN.has(o.status);
       const isBroken = BROKEN.has(n.status);
       if (isBroken && !wasBroken) diff.new_failures.push(change);
-      else if (wasBroken && n.status === 'pass') diff.fixed.push({ ...change, causes: o.causes });
+      else if (wasBroken && n.status === 'pass') diff.fixed.push({ ...change, causes: o.causes, cause_texts: o.texts });
       else if (wasBroken && isBroken) {
         if (o.status !== n.status || !sameSet(o.causes, n.causes)) diff.changed_reasons.push(change);
       } else if (o && o.status !== n.status) diff.other_changes.push(change);
     }
     for (const o of olds) {
       if (newIds.has(o.id)) continue;
-      diff.removed.push({ kind: o.kind, id: o.id, rules: o.rules, level: o.level, from: o.status, to: 'absent', gone_causes: o.causes, new_causes: [], causes: o.causes });
+      diff.removed.push({ kind: o.kind, id: o.id, rules: o.rules, level: o.level, from: o.status, to: 'absent', gone_causes: o.causes, new_causes: [], causes: o.causes, cause_texts: o.texts });
     }
   };
   compare(before.cases.map(fromCase), after.cases.map(fromCase));
@@ -274,9 +281,9 @@ export function renderDiffText(diff: ReportDiff): string {
       for (const line of show(c)) out.push(`      ${line}`);
     }
   };
-  block('new failures', diff.new_failures, (c) => c.causes);
+  block('new failures', diff.new_failures, (c) => c.causes.map((k) => causeWords(c, k)));
   block('fixed', diff.fixed, () => []);
-  block('changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `- ${k}`), ...c.new_causes.map((k) => `+ ${k}`)]);
+  block('changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `- ${causeWords(c, k)}`), ...c.new_causes.map((k) => `+ ${causeWords(c, k)}`)]);
   block('other status changes', diff.other_changes, () => []);
   block('added', diff.added, outsideNote);
   block('removed', diff.removed, outsideNote);
@@ -327,9 +334,9 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
     }
     out.push('');
   };
-  section('New failures', diff.new_failures, (c) => c.causes.map(mdCode));
+  section('New failures', diff.new_failures, (c) => c.causes.map((k) => mdCode(causeWords(c, k))));
   section('Fixed', diff.fixed, () => []);
-  section('Changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `no longer: ${mdCode(k)}`), ...c.new_causes.map((k) => `now: ${mdCode(k)}`)]);
+  section('Changed reasons', diff.changed_reasons, (c) => [...c.gone_causes.map((k) => `no longer: ${mdCode(causeWords(c, k))}`), ...c.new_causes.map((k) => `now: ${mdCode(causeWords(c, k))}`)]);
   section('Other status changes', diff.other_changes, () => []);
   section('Added', diff.added, outsideNote);
   section('Removed', diff.removed, outsideNote);

@@ -82,6 +82,20 @@ export function clipText(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/**
+ * A reason in one line with every line of it kept, for the one-line formats (the console, report.md's
+ * failure lines, summary.md, junit's message): `does not match schema: /call/system_prompt: is
+ * required; /role: must be one of "a", "b"`. After `maxParts` lines past the first, how many more.
+ */
+export function reasonLine(text: string | undefined, maxParts = 4): string {
+  const lines = (text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  const [head, ...rest] = lines;
+  if (head === undefined) return '';
+  if (rest.length === 0) return head;
+  const more = rest.length > maxParts ? `; and ${rest.length - maxParts} more` : '';
+  return `${head}${head.endsWith(':') ? ' ' : '; '}${rest.slice(0, maxParts).join('; ')}${more}`;
+}
+
 /** The first non-empty line of a text. */
 export function firstLine(text: string | undefined): string {
   return (text ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
@@ -181,7 +195,7 @@ export function firstDifference(expected: unknown, actual: unknown, at = ''): { 
  * and the two values there, so a clipped line never stops before the difference.
  */
 export function expectationLine(f: ExpectationFailure, max = 200): string {
-  const why = firstLine(f.why);
+  const why = reasonLine(f.why);
   // "got nothing (nothing at this path)" says the same thing twice.
   const shownWhy = why && !(f.actual === undefined && why.startsWith('nothing')) && f.matcher !== 'length' ? ` (${why})` : '';
   const wanted = matcherValue(f);
@@ -197,10 +211,11 @@ export function expectationLine(f: ExpectationFailure, max = 200): string {
  * (`#`, `…`) stand for what varies between cases and mean nothing to a reader.
  */
 export function causeText(cause: RootCause): string {
+  // With a reason, the values are clipped shorter so the reason (a schema problem, say) fits a headline.
   const e = cause.example;
   switch (cause.kind) {
     case 'expectation':
-      return e.path !== undefined && e.matcher !== undefined ? `expectation ${expectationLine({ path: e.path, matcher: e.matcher, expected: e.expected, ok: false, ...(e.actual !== undefined && { actual: e.actual }), ...(e.why !== undefined && { why: e.why }) } as ExpectationFailure, 120)}` : firstLine(e.detail);
+      return e.path !== undefined && e.matcher !== undefined ? `expectation ${expectationLine({ path: e.path, matcher: e.matcher, expected: e.expected, ok: false, ...(e.actual !== undefined && { actual: e.actual }), ...(e.why !== undefined && { why: e.why }) } as ExpectationFailure, e.why !== undefined ? 40 : 120)}` : firstLine(e.detail);
     case 'invariant':
       // The key starts `invariant <id>:`; the example's detail is that invariant's own words.
       return `${cause.key.slice(0, cause.key.indexOf(':') + 1)} ${firstLine(e.detail)}`;
@@ -216,8 +231,26 @@ export function causeKeys(c: ReportCase): string[] {
   return sightings(c).map((s) => s.key);
 }
 
+/**
+ * A case's own words for each of its cause keys: what a grouped headline says, with this case's values
+ * where the key has placeholders (`…`, `#`) for what varies between cases. For the outputs that list one
+ * case's causes (junit's failure body, `diff`).
+ */
+export function caseCauseTexts(c: ReportCase): Record<string, string> {
+  return Object.fromEntries(sightings(c).map((s) => [s.key, causeText({ ...s, count: 1, cases: [c.id] })]));
+}
+
+/** A property's own words for each of its cause keys, as {@link caseCauseTexts}. */
+export function propertyCauseTexts(p: ReportProperty): Record<string, string> {
+  return Object.fromEntries(propertySightings(p).map((s) => [s.key, causeText({ ...s, count: 1, cases: [p.id] })]));
+}
+
 /** The cause keys of a property: its counterexample read as if it were a case. */
 export function propertyCauseKeys(p: ReportProperty): string[] {
+  return propertySightings(p).map((s) => s.key);
+}
+
+function propertySightings(p: ReportProperty): ReturnType<typeof sightings> {
   const ce = p.counterexample;
   return sightings({
     id: p.id,
@@ -227,7 +260,7 @@ export function propertyCauseKeys(p: ReportProperty): string[] {
     failures: ce?.failures ?? [],
     invariants: ce?.invariants ?? [],
     problems: [],
-  }, true).map((s) => s.key);
+  }, true);
 }
 
 /**

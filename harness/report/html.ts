@@ -20,6 +20,7 @@ import {
   anchor,
   causeKeys,
   causeText,
+  reasonLine,
   clipText,
   durationText,
   expectedText,
@@ -254,7 +255,7 @@ function problems(ctx: Ctx): string {
     const e = cause.example;
     const example =
       e.path !== undefined
-        ? `<code>${html(e.path)}</code>: expected ${value(ctx, e.expected)}, got ${value(ctx, e.actual)}${e.why ? ` <span class="muted">(${html(e.why.split('\n')[0] ?? '')})</span>` : ''}`
+        ? `<code>${html(e.path)}</code>: expected ${value(ctx, e.expected)}, got ${value(ctx, e.actual)}${e.why ? ` <span class="muted">(${html(reasonLine(e.why))})</span>` : ''}`
         : `<pre>${html(clipText(e.detail ?? '', ctx.max))}</pre>`;
     const linked = cause.cases.map((id) => caseLink(ctx, id));
     const caseList = linked.length > 12 ? `${linked.slice(0, 12).join(', ')} <details><summary>and ${linked.length - 12} more</summary>${linked.slice(12).join(', ')}</details>` : linked.join(', ');

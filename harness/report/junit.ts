@@ -19,6 +19,7 @@ import {
   causeKeys,
   clipText,
   expectationLine,
+  caseCauseTexts,
   firstLine,
   implementationName,
   interruptedBy,
@@ -194,7 +195,9 @@ function caseDetail(c: ReportCase, ctx: Context): string[] {
   const causes = causeKeys(c).filter((k) => ctx.causeNumber?.has(k));
   if (causes.length > 0) {
     lines.push('', 'Root causes (report.md, "Problems"):');
-    for (const k of causes) lines.push(`  problem ${ctx.causeNumber!.get(k)}: ${k}`);
+    // This case's own values, not the group's placeholders.
+    const own = caseCauseTexts(c);
+    for (const k of causes) lines.push(`  problem ${ctx.causeNumber!.get(k)}: ${own[k] ?? k}`);
   }
   return lines;
 }

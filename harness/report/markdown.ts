@@ -1,6 +1,6 @@
 /** report.md and the console summary: the same facts as report.json, for people. */
 import type { Report } from './report.ts';
-import { actualText, causeText, durationText, expectationLine, interruptedBy, LEVELS } from './format.ts';
+import { actualText, causeText, durationText, expectationLine, interruptedBy, LEVELS, reasonLine } from './format.ts';
 import { notExercisedText, profileText, skipNote, skipReasons } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
 import { judgedDraftName, outsideDraftNote } from './draft.ts';
@@ -119,7 +119,7 @@ function rootCauseLines(report: Report): string[] {
   const lines = [`${problemsHeadline(report)}; the most common:`];
   const width = String(causes[0]!.count).length;
   for (const cause of causes.slice(0, CONSOLE_ROOT_CAUSES)) {
-    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(causeText(cause), 160)}`);
+    lines.push(`  ${String(cause.count).padStart(width)} × [${attribution(cause, 4)}] ${clipLine(causeText(cause), 220)}`);
   }
   if (causes.length > CONSOLE_ROOT_CAUSES) lines.push(`  … and ${plural(causes.length - CONSOLE_ROOT_CAUSES, 'more problem')} (report.md, "Problems")`);
   return lines;
@@ -187,7 +187,7 @@ function propertySection(report: Report): string[] {
   for (const p of props.filter((x) => x.counterexample)) {
     const ce = p.counterexample!;
     out.push('', `### property ${p.id} (${p.status})`, '', `Rules ${p.rules.join(', ')} · ${p.level} · broken: ${p.failed_rules.join(', ') || '—'}`, '', p.title, '');
-    for (const f of ce.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`);
+    for (const f of ce.failures) out.push(`- \`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${reasonLine(f.why)})` : ''}`);
     for (const i of ce.invariants) out.push(`- invariant \`${i.id}\` (${i.rules.join(', ')}): ${(i.detail ?? '').split('\n')[0]}`);
     if (ce.reason) out.push(`- errored: ${ce.reason}`);
     out.push('', `Shrunk counterexample (${ce.steps} crystal steps, ${ce.shrinks} shrinks), ready to paste under \`cases:\` in tests.yaml:`, '', '```yaml', ce.case_yaml.trimEnd(), '```');
@@ -240,11 +240,11 @@ export function renderMarkdown(report: Report): string {
   for (const c of broken) {
     out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')}${c.failed_rules.length > 0 ? ` · broken: ${c.failed_rules.join(', ')}` : ''} · ${c.level} · ${c.source}`, '', c.description, '');
     if (c.reason) out.push(`Reason: ${c.reason}`, '');
-    const line = (f: (typeof c.failures)[number]): string => `- ${f.rule ? `[${f.rule}] ` : ''}\`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${f.why.split('\n')[0]})` : ''}`;
+    const line = (f: (typeof c.failures)[number]): string => `- ${f.rule ? `[${f.rule}] ` : ''}\`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${reasonLine(f.why)})` : ''}`;
     if (c.problems.length > 0 && c.failures.length > 0) {
       // The run left its script: the problem is the finding, the expectations that read the run after it its consequences (docs/INTERPRETING.md).
       for (const p of c.problems) out.push(`- ${p}`);
-      out.push('', 'Read after the run left its script, so not judged under their own rules:', '');
+      out.push('', 'Read after the implementation stopped following the case\'s script (the problem above), so not judged under their own rules:', '');
       for (const f of c.failures) out.push(line(f));
     } else {
       for (const f of c.failures) out.push(line(f));

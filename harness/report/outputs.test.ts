@@ -298,7 +298,8 @@ describe('diff', () => {
     expect(reason.gone_causes.length).toBeGreaterThan(0);
     expect(d.removed.map((c) => c.id)).toEqual(['loop3-done-first-of-three-calls']);
     expect(d.added.map((c) => c.id)).toEqual(['a-new-case']);
-    expect(renderDiffText(d)).toContain('+ expectation outcomes.first.result equals 42: values differ');
+    // The case's own words and values, not the grouping key.
+    expect(renderDiffText(d)).toContain('+ expectation outcomes.first.result: expected equals 42, got 41');
   });
 });
 

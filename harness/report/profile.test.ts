@@ -13,7 +13,7 @@ import { planCases } from '../plan/plan.ts';
 import { runSuite, type AdapterFactory } from '../run/run.ts';
 import { renderHtml } from './html.ts';
 import { renderMarkdown, verdictLines } from './markdown.ts';
-import { skipKind } from './profile.ts';
+import { buildProfile, profileMeets, profileText, skipKind } from './profile.ts';
 import { assertReportValid, buildReport, exitCode, type Report } from './report.ts';
 import { renderBadge, renderJobSummary } from './summary.ts';
 import { hangBound } from '../testing/hang-bound.ts';
@@ -112,5 +112,16 @@ describe('why a case was skipped', () => {
     expect(skipKind('ward not declared: verifier (describe().wards)')).toEqual({ kind: 'undeclared', needs: ['verifier'] });
     expect(skipKind(`sandbox language: the case scripts javascript, the implementation's sandbox speaks nothing`)).toEqual({ kind: 'undeclared', needs: ['sandbox javascript'] });
     expect(skipKind('crystal transport not declared: gemini (describe().crystal_transports)').kind).toBe('transport');
+  });
+
+  it('an implementation that declares no feature is core even when nothing was skipped: "full (no feature declared)" never shows', () => {
+    const none = buildProfile({ name: 'x', version: '1', features: [] } as never, [{ level: 'MUST', status: 'pass' }], [], []);
+    expect(none.name).toBe('core');
+    expect(profileText(none)).not.toMatch(/^full/);
+    const some = buildProfile({ name: 'x', version: '1', features: ['fork'] } as never, [{ level: 'MUST', status: 'pass' }], [], []);
+    expect(some.name).toBe('full');
+    expect(profileMeets('core', 'full')).toBe(false);
+    expect(profileMeets('partial', 'partial')).toBe(true);
+    expect(profileMeets('full', 'core')).toBe(true);
   });
 });

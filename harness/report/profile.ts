@@ -31,11 +31,20 @@ export interface LevelSkips {
 }
 
 /**
- * `full`: nothing was skipped for a feature, ward or sandbox language the implementation does not
- * declare; `core`: something was, and it declares no feature at all; `partial`: something was, and it
- * declares some features.
+ * `core`: the implementation declares no feature at all, so only what needs none was judged (whether or
+ * not the filter reached anything that needs one); `partial`: it declares some features, and something
+ * was skipped for a feature, ward or sandbox language it does not declare; `full`: it declares features
+ * and nothing was skipped for one it does not declare.
  */
 export type ProfileName = 'full' | 'partial' | 'core';
+
+/** The profiles from narrowest to widest: `--require` asks for one of them or a wider one. */
+export const PROFILE_ORDER: readonly ProfileName[] = ['core', 'partial', 'full'];
+
+/** Whether a run's profile `actual` is at least `required` (core < partial < full). */
+export function profileMeets(actual: ProfileName, required: ProfileName): boolean {
+  return PROFILE_ORDER.indexOf(actual) >= PROFILE_ORDER.indexOf(required);
+}
 
 export interface Profile {
   name: ProfileName;
@@ -92,7 +101,8 @@ export function buildProfile(description: Description, cases: readonly Skippable
   const features = [...description.features];
   const anyUndeclared = LEVELS.some((l) => skipped[l].undeclared > 0);
   return {
-    name: !anyUndeclared ? 'full' : features.length === 0 ? 'core' : 'partial',
+    // No feature declared is core even when nothing was skipped (a filter that reached only core cases): never "full (no feature declared)".
+    name: features.length === 0 ? 'core' : anyUndeclared ? 'partial' : 'full',
     features,
     wards: [...(description.wards ?? [])],
     ...(description.sandbox?.language !== undefined && { sandbox_language: description.sandbox.language }),

@@ -14,7 +14,7 @@ import type { Level } from '../case-file/index.ts';
 import type { CaseResult, CaseStatus, SuiteResult } from '../run/index.ts';
 import type { PropertyResult, PropertyStatus } from '../properties/index.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
-import { buildProfile, skipKind, type Profile } from './profile.ts';
+import { buildProfile, profileMeets, profileText, skipKind, type Profile, type ProfileName } from './profile.ts';
 import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck } from './ambient-checks.ts';
 import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts';
 import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
@@ -27,7 +27,8 @@ export const REPORT_VERSION = 1;
 export const CHAPTERS: Record<number, string> = chapterTitles(UNDECLARED_DRAFT);
 
 export type RuleStatus = CaseStatus | 'untested';
-type Counts = Record<CaseStatus, number>;
+/** How many cases (or properties) ended in each status. */
+export type Counts = Record<CaseStatus, number>;
 
 /**
  * `fail`: a case or property of the level failed, or an expected failure is stale. `incomplete`: none
@@ -184,7 +185,7 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     draft,
     ...(outsideDraft(suite) && { outside_draft: outsideDraft(suite) }),
     format_version: suite.format_version,
-    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: options.filter ?? [] },
+    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: options.filter ?? suite.filter ?? [] },
     summary,
     verdict,
     chapters,
@@ -272,12 +273,42 @@ function rollUp(rule: Catalog<string>['rules'][number], cases: CaseResult[]): Ru
 /** Exit code of a run whose MUST level is incomplete: nothing failed, but something errored or was interrupted (docs/ci.md). */
 export const INCOMPLETE_EXIT = 3;
 
+/** Exit code of a run none of whose MUST cases failed but whose profile is narrower than the one required (`--require`, docs/ci.md). */
+export const PROFILE_BELOW_EXIT = 4;
+
+/** What a caller requires of a run beyond its cases passing. */
+export interface VerdictOptions {
+  /** The narrowest profile the run must have (`--require`); absent: any profile will do. */
+  require?: ProfileName;
+}
+
 /**
- * Exit code of a run: 1 when a MUST case or property failed or an expected failure is stale; else
- * {@link INCOMPLETE_EXIT} when a MUST case or property errored or was interrupted; else 0.
+ * Why the run's profile falls short of `required`, in words (`the profile is partial (…), narrower than
+ * the full profile required`), or undefined when it does not (or nothing is required).
  */
-export function exitCode(report: Report): 0 | 1 | typeof INCOMPLETE_EXIT {
+export function profileShortfall(report: Report, required: ProfileName | undefined): string | undefined {
+  if (required === undefined || profileMeets(report.profile.name, required)) return undefined;
+  return `the profile judged is ${profileText(report.profile)}, narrower than the ${required} profile required`;
+}
+
+/** Exit code of a run that judged nothing: bad usage, such as a filter that selected no case and no property in the draft judged (docs/ci.md). */
+export const NOTHING_JUDGED_EXIT = 2;
+
+/** Whether a filtered run selected nothing to judge: no case ran or was skipped, and no property. */
+export function selectedNothing(report: Report): boolean {
+  return report.environment.filter.length > 0 && report.cases.length === 0 && (report.properties ?? []).length === 0;
+}
+
+/**
+ * Exit code of a run, the one verdict of the CLI and the library alike: {@link NOTHING_JUDGED_EXIT}
+ * when a filter selected nothing (a green run that checked nothing must not happen); 1 when a MUST
+ * case or property failed or an expected failure is stale; else {@link INCOMPLETE_EXIT} when a MUST
+ * case or property errored or was interrupted; else 0.
+ */
+export function exitCode(report: Report, options: VerdictOptions = {}): 0 | 1 | typeof NOTHING_JUDGED_EXIT | typeof INCOMPLETE_EXIT | typeof PROFILE_BELOW_EXIT {
+  if (selectedNothing(report)) return NOTHING_JUDGED_EXIT;
   if (report.verdict.MUST.status === 'fail' || report.stale.length > 0) return 1;
+  if (profileShortfall(report, options.require) !== undefined) return PROFILE_BELOW_EXIT;
   return report.verdict.MUST.status === 'incomplete' ? INCOMPLETE_EXIT : 0;
 }
 

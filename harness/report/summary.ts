@@ -8,6 +8,7 @@ import { exitCode, INCOMPLETE_EXIT, type Report } from './report.ts';
 import { notExercisedText, profileText, skipReasons } from './profile.ts';
 import { recordShapeSummaryLines } from './record-shapes-render.ts';
 import { draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
+import { findingHeadline } from './ambient-render.ts';
 import { causeText, durationText, expectationLine, firstLine, implementationName, interruptedBy, LEVELS, mdCode, mdText, plural } from './format.ts';
 
 /** The file names the CLI writes next to report.json. */
@@ -70,7 +71,7 @@ export function renderJobSummary(report: Report, options: SummaryOptions = {}): 
   if (ambient.length > 0) {
     const findings = ambient.flatMap((c) => c.findings.map((f) => ({ check: c.id, f })));
     out.push(`### Ambient checks: ${plural(findings.length, 'finding')} (each counts once)`, '');
-    for (const { check, f } of findings.slice(0, maxProblems)) out.push(`- ${mdCode(check)} (${mdText([f.rules.join(', '), f.section ?? ''].filter(Boolean).join('; ') || 'no rule')}), ${plural(f.count, 'case')}: ${mdCode(f.key.length > 160 ? `${f.key.slice(0, 160)}…` : f.key)}`);
+    for (const { check, f } of findings.slice(0, maxProblems)) out.push(`- ${mdCode(check)} (${mdText([f.rules.join(', '), f.section ?? ''].filter(Boolean).join('; ') || 'no rule')}), ${plural(f.count, 'case')}, ${mdCode(findingHeadline(f, 160))}`);
     if (findings.length > maxProblems) out.push(`- …and ${plural(findings.length - maxProblems, 'more finding')}.`);
     out.push('');
   }

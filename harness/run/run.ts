@@ -28,7 +28,7 @@ function rulesOfDraft(draft: string): Set<string> {
   return ids;
 }
 import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
-import { caseForDraft, chooseDraft, kitRulesIn, planCases } from '../plan/index.ts';
+import { caseForDraft, chooseDraft, filterVocabulary, kitRulesIn, planCases, resolveFilterTerms } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
 import { loadFactor, stretchedForLoad } from '../values/index.ts';
 import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
@@ -82,8 +82,12 @@ export interface CaseResult {
 }
 
 export interface RunOptions {
-  /** Filter terms (case id, rule id, rule family, feature). */
-  filter?: string[];
+  /**
+   * Filter terms, as `run --filter` reads them (harness/plan/filter.ts): case ids, rule ids of any
+   * draft, rule families, features, property ids, in any case, several to a string when separated by
+   * commas. An unknown term, or another draft's rule that the judged draft removes, throws `FilterError`.
+   */
+  filter?: readonly string[];
   timeoutMs?: number;
   /** Case ids expected to fail. */
   expectedFailures?: ReadonlySet<string>;
@@ -118,6 +122,8 @@ export interface SuiteResult {
   draft: string;
   /** Ids of the cases (selected by the filter) that do not apply to the judged draft: not run, neither failed nor skipped. */
   outside_draft?: string[];
+  /** The filter's terms in their canonical spelling (`loop-3` as LOOP-3); empty when there was none. */
+  filter?: string[];
   format_version: 1;
   started_at: string;
   duration_ms: number;
@@ -172,10 +178,12 @@ export async function describeAdapter(factory: AdapterFactory): Promise<Descript
 export async function runSuite(file: CaseFile, factory: AdapterFactory, options: RunOptions = {}): Promise<SuiteResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  // A filter that does not read is refused before the implementation is started.
+  const filter = resolveFilterTerms(options.filter ?? [], filterVocabulary(file.cases));
   const description = await describeAdapter(factory);
   const transport = options.crystalTransport ?? 'callback';
   const draft = chooseDraft(description, options.draft);
-  const planned = planCases(file.cases, description, options.filter ?? [], transport, draft);
+  const planned = planCases(file.cases, description, filter, transport, draft);
   const plan = planned.filter((p) => p.outside === undefined);
   const outside = planned.filter((p) => p.outside !== undefined).map((p) => p.case.id);
   options.onPlanned?.({ draft, description, cases: plan.length, outside: outside.length });
@@ -251,6 +259,7 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
     spec_version: file.spec_version,
     draft,
     outside_draft: outside,
+    filter,
     format_version: 1,
     started_at: startedAt,
     duration_ms: round(performance.now() - started),
@@ -261,7 +270,7 @@ export async function runSuite(file: CaseFile, factory: AdapterFactory, options:
 
 /**
  * Runs one case on a fresh adapter; never throws. A case with a timing premise that a run misses runs
- * again on a fresh adapter with its times scaled up, up to {@link PREMISE_ATTEMPTS} runs
+ * again on a fresh adapter with its times scaled up, up to `PREMISE_ATTEMPTS` runs (timing-premise.ts)
  * (harness/run/timing-premise.ts); the result is the last run's, and `duration_ms` covers them all.
  */
 export async function runCase(loaded: LoadedCase, factory: AdapterFactory, description: Description, defaultTimeoutMs = DEFAULT_CASE_TIMEOUT_MS, signal?: AbortSignal, transport: CrystalTransport = 'callback'): Promise<CaseResult> {
@@ -343,7 +352,7 @@ async function runDrive(
       const awaited = (adapter as SaysWhatItAwaits | undefined)?.waitingFor?.();
       return { result: { ...base(c, 'errored', elapsed(), awaited ? `${error.message}; still waiting for ${awaited}` : error.message), timed_out: true } };
     }
-    return { result: base(c, 'errored', elapsed(), `adapter threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`) };
+    return { result: base(c, 'errored', elapsed(), thrownReason(error)) };
   } finally {
     // The port closes first: a provider still waiting on it fails at once, which unblocks a hung case.
     await Promise.all(closers.map((close) => close()));
@@ -427,4 +436,18 @@ function applyExpectedFailure(result: CaseResult, expected: ReadonlySet<string> 
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+/**
+ * Why a case errored when the adapter threw, in plain words before the error's own (docs/reports.md,
+ * "Words in reports"): the errors of the stdio protocol's connection (schemas/protocol/connection.ts)
+ * by what they mean, any other by its class.
+ */
+export function thrownReason(error: unknown): string {
+  if (!(error instanceof Error)) return `the adapter threw: ${String(error)}`;
+  const meaning: Record<string, string> = {
+    ProtocolError: 'the implementation broke the adapter protocol (docs/adapter-protocol.md)',
+    RemoteError: 'the implementation answered the request with an error of its own',
+  };
+  return `${meaning[error.name] ?? 'the adapter threw an error'} (${error.name}): ${error.message}`;
 }

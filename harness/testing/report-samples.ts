@@ -11,7 +11,7 @@ import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import type { Adapter } from '../../schemas/adapter.ts';
 import type { LoadedCase } from '../case-file/types.ts';
 import { loadCaseFile } from '../case-file/load.ts';
-import { selects } from '../plan/plan.ts';
+import { selects } from '../plan/filter.ts';
 import { PROPERTIES } from '../properties/definitions.ts';
 import { runProperties, type PropertyResult } from '../properties/run-properties.ts';
 import { assertReportValid, buildReport, type Report } from '../report/report.ts';

@@ -7,6 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { DEFAULT_SEED } from '../properties/index.ts';
+import { FilterError } from '../plan/index.ts';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { ConformanceFailure, conformance, INCOMPLETE_NOTE, type ConformanceOptions, type ConformanceTestContext, type DeclareApi } from './conformance.ts';
 import { hangBound } from '../testing/hang-bound.ts';
@@ -132,8 +133,10 @@ describe('conformance(): what it declares and how a failure reads', () => {
     expect((stale as Error).message).toContain('stale');
   });
 
-  it('a filter that selects nothing, or an unknown expected failure, is an error at declaration', () => {
-    expect(() => declare({ adapter: broken, filter: ['LOOP3'] })).toThrow(/selects no case/);
+  it('a filter term that names nothing, a filter that selects nothing, or an unknown expected failure, is an error at declaration', () => {
+    expect(() => declare({ adapter: broken, filter: ['LOOP3'] })).toThrow(FilterError);
+    // PROD-9 is a rule of 0.3.1 that no case lists; with the properties off nothing is selected.
+    expect(() => declare({ adapter: broken, filter: ['PROD-9'], properties: false, spec: '0.3.1' })).toThrow(FilterError);
     expect(() => declare({ adapter: broken, expectedFailures: ['no-such-case'] })).toThrow(/no-such-case/);
   });
 

@@ -24,17 +24,15 @@ import { describe as vitestDescribe, it as vitestIt } from 'vitest';
 import { join } from 'node:path';
 import type { CrystalTransport, Description } from '../../schemas/adapter.ts';
 import { catalogOf, draftVersions } from '../../spec/drafts.ts';
-import type { LoadedCase } from '../case-file/index.ts';
+import { caseDrafts, type LoadedCase } from '../case-file/index.ts';
 import { PACKAGE_ROOT } from '../case-file/index.ts';
 import type { ExpectationResult } from '../judge/index.ts';
 import type { InvariantResult } from '../judge/index.ts';
 import { loadCaseFile } from '../case-file/index.ts';
-import { caseForDraft, chooseDraft, planCases, selects } from '../plan/index.ts';
-import { CODE_PROPERTIES } from '../properties/index.ts';
-import { COMPOSITION_PROPERTIES } from '../properties/index.ts';
-import { PROPERTIES, type PropertyDefinition } from '../properties/index.ts';
-import { DEFAULT_SEED, propertyAppliesAt, propertyTermsAt, runProperties, selectsProperty, type PropertyResult } from '../properties/index.ts';
-import { TOOL_CALL_ID_PROPERTIES } from '../properties/index.ts';
+import { assertSelectsSomething, caseForDraft, chooseDraft, filterVocabulary, planCases, resolveFilterTerms, selectCases } from '../plan/index.ts';
+import { ALL_PROPERTIES, type PropertyDefinition } from '../properties/index.ts';
+import { DEFAULT_SEED, propertyAppliesAt, propertyTermsAt, runProperties, selectProperties, type PropertyResult } from '../properties/index.ts';
+import { reasonLine } from '../report/index.ts';
 import { scrubSecrets, scrubSecretsDeep } from '../values/index.ts';
 import { DEFAULT_CASE_TIMEOUT_MS, describeAdapter, runCase, type AdapterFactory, type CaseResult } from '../run/index.ts';
 
@@ -109,12 +107,12 @@ export class ConformanceFailure extends Error {
 }
 
 type AnyProperty = PropertyDefinition<never>;
-const ALL_PROPERTIES: readonly AnyProperty[] = [...PROPERTIES, ...TOOL_CALL_ID_PROPERTIES, ...COMPOSITION_PROPERTIES, ...CODE_PROPERTIES] as readonly AnyProperty[];
 
 /** Declares the suite for `options.adapter` in the current vitest file (or `describe` block). */
 export function conformance(options: ConformanceOptions, api: DeclareApi = { describe: vitestDescribe, it: vitestIt }): void {
   const file = loadCaseFile(options.cases ?? join(PACKAGE_ROOT, 'tests.yaml'));
-  const filter = options.filter ?? [];
+  // Read as the CLI reads --filter: any case of letters, commas split, an unknown term refused (FilterError).
+  const filter = resolveFilterTerms(options.filter ?? [], filterVocabulary(file.cases));
   const transport = options.crystalTransport ?? 'callback';
   const expected = new Set(options.expectedFailures ?? []);
   const known = new Set(file.cases.map((c) => c.id));
@@ -122,14 +120,15 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
   if (unknown.length > 0) throw new Error(`conformance(): expectedFailures names unknown case ids: ${unknown.join(', ')}`);
   const spec = options.spec;
   if (spec !== undefined && !draftVersions().includes(spec)) throw new Error(`conformance(): spec '${spec}' is not a draft the kit knows (${draftVersions().join(', ')})`);
-  // With a draft named, each case is declared in that draft's terms, and a case outside it not at all.
-  const inSpec = spec === undefined ? file.cases : file.cases.flatMap((c) => caseForDraft(c, spec) ?? []);
-  const cases = inSpec.filter((c) => selects(c, filter));
+  // The CLI's selection: with a draft named, each case in that draft's terms and a case outside it not
+  // at all; without one, what the filter selects in some draft (the judged one is known only once the
+  // implementation describes itself, in the first test).
+  const cases = selectCases(file.cases, filter, spec);
   const runProps = options.properties !== false;
   const propertyOptions = typeof options.properties === 'object' ? options.properties : {};
-  const properties = runProps ? ALL_PROPERTIES.filter((p) => (spec === undefined ? selectsProperty(p, filter) : propertyAppliesAt(p.rules, spec) && selectsProperty(propertyTermsAt(p, spec), filter))) : [];
+  const properties = runProps ? selectProperties(ALL_PROPERTIES, filter, spec) : [];
   // As the CLI: a filter that selects nothing would be a green run that checked nothing.
-  if (cases.length === 0 && properties.length === 0) throw new Error(`conformance(): the filter ${filter.join(',') || '(none)'} selects no case of ${file.file} and no property`);
+  assertSelectsSomething(filter, { cases: cases.length, properties: properties.length }, file.file);
   const seed = propertyOptions.seed ?? DEFAULT_SEED;
 
   // Asked once, by the first test that runs, so declaring the suite starts nothing.
@@ -165,7 +164,7 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
     api.describe(title.has(rule) ? `${rule}: ${title.get(rule)}` : rule, () => {
       for (const c of ruleCases) {
         const limit = c.timeout_ms ?? options.timeout ?? DEFAULT_CASE_TIMEOUT_MS;
-        api.it(`${c.id} [${c.rules.join(', ')}]`, async (context) => {
+        api.it(`${c.id} [${c.rules.join(', ')}]${spec === undefined ? laterIds(c.rules, caseDrafts(c).map((d) => ({ draft: d, rules: caseForDraft(c, d)?.rules ?? [] }))) : ''}`, async (context) => {
           const desc = await described();
           const draft = chooseDraft(desc, spec);
           const [planned] = planCases([c], desc, [], transport, draft);
@@ -177,7 +176,8 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
         }, limit + TEST_MARGIN_MS);
       }
       for (const p of ruleProperties) {
-        api.it(`property ${p.id} [${(spec === undefined ? p.rules : propertyTermsAt(p, spec).rules).join(', ')}]`, async (context) => {
+        const propertyIds = spec === undefined ? laterIds(p.rules, draftVersions().filter((d) => propertyAppliesAt(p.rules, d)).map((d) => ({ draft: d, rules: propertyTermsAt(p, d).rules }))) : '';
+        api.it(`property ${p.id} [${(spec === undefined ? p.rules : propertyTermsAt(p, spec).rules).join(', ')}]${propertyIds}`, async (context) => {
           const desc = await described();
           const draft = chooseDraft(desc, spec);
           if (!propertyAppliesAt(p.rules, draft)) context.skip(`outside the draft judged: a rule of ${p.rules.join(', ')} is removed or reversed in draft ${draft}`);
@@ -197,6 +197,22 @@ export function conformance(options: ConformanceOptions, api: DeclareApi = { des
       }
     });
   }
+}
+
+/**
+ * Without `spec` a test is named before the judged draft is known, in the ids its case is written in;
+ * this adds the ids other drafts give the same rules, so `vitest -t LLM-5` finds a case written as
+ * CRYSTAL-5: ` (0.2.0, 0.3.1: LLM-5)`, empty when no draft renames them.
+ */
+export function laterIds(own: readonly string[], drafts: readonly { draft: string; rules: readonly string[] }[]): string {
+  const byIds = new Map<string, string[]>();
+  for (const { draft, rules } of drafts) {
+    const renamed = rules.filter((r) => !own.includes(r));
+    if (renamed.length === 0) continue;
+    const key = renamed.join(', ');
+    byIds.set(key, [...(byIds.get(key) ?? []), draft]);
+  }
+  return [...byIds].map(([ids, at]) => ` (${at.join(', ')}: ${ids})`).join('');
 }
 
 /**
@@ -272,7 +288,7 @@ export function incompleteProperty(result: PropertyResult): string | undefined {
 function differenceLines(failures: readonly ExpectationResult[], invariants: readonly InvariantResult[]): string[] {
   const lines: string[] = [];
   for (const f of failures) {
-    const why = f.why?.split('\n')[0];
+    const why = reasonLine(f.why);
     lines.push(`  ${f.path} (${f.matcher}):`, `    expected: ${shown(f.expected)}`);
     lines.push(`    actual:   ${f.actual === undefined ? NOTHING : shown(f.actual)}`);
     if (why && why !== NOTHING) lines.push(`    why:      ${why}`);

@@ -6,6 +6,7 @@
 import { describe, it, expect } from 'vitest';
 import type { Adapter } from '../../schemas/adapter.ts';
 import { Miniature } from '../../fixtures/miniatures/miniature.ts';
+import { FilterError } from '../plan/index.ts';
 import { conformance, type ConformanceOptions, type ConformanceTestContext, type DeclareApi } from './conformance.ts';
 
 interface Declared {
@@ -74,10 +75,20 @@ describe('conformance({ spec })', () => {
     expect((outside as Skipped).message).toContain('outside the draft');
   });
 
+  it("without spec: a test's name carries the ids later drafts give its rules, so `vitest -t LLM-5` finds a case written as CRYSTAL-5", () => {
+    const tests = declare({ adapter: declaring, filter: ['crystal5-forced-text-never-accepted-as-final', 'done-ends-the-cast'] });
+    const named = (id: string): string => tests.find((t) => t.name.includes(id))!.name;
+    expect(named('crystal5-forced-text-never-accepted-as-final')).toMatch(/\[CRYSTAL-5[^\]]*\].*0\.3\.1[^)]*: LLM-5/);
+    // A property written in 0.1.0's ids too.
+    expect(named('property done-ends-the-cast')).toContain('LOOP-3');
+    // Filtering by the later id selects the same test, as `-t` would find it.
+    expect(declare({ adapter: declaring, filter: ['llm-5'], properties: false }).map((t) => t.name)).toContain(named('crystal5-forced-text-never-accepted-as-final'));
+  });
+
   it('a property whose rule the draft reverses is not declared under spec (COMP-1 at 0.3.1)', () => {
     const atSeed = declare({ adapter: declaring, filter: ['child-gates-are-a-granted-subset'], spec: '0.1.0' });
     expect(atSeed.map((t) => t.name)).toEqual([expect.stringMatching(/^property child-gates-are-a-granted-subset \[COMP-1\]/)]);
-    expect(() => declare({ adapter: declaring, filter: ['child-gates-are-a-granted-subset'], spec: '0.3.1' })).toThrow(/selects no case/);
+    expect(() => declare({ adapter: declaring, filter: ['child-gates-are-a-granted-subset'], spec: '0.3.1' })).toThrow(FilterError);
   });
 
   it('a spec the kit does not know is an error at declaration; one the implementation does not declare fails the test', async () => {

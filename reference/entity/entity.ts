@@ -8,7 +8,7 @@ import { uniqueId } from '../unique-id.ts';
 import type { CantripParts } from './cantrip-parts.ts';
 import type { CastResult, CastStart } from './cast-result.ts';
 
-/** A fresh, globally unique entity id (ENTITY-2): `entity_` and a {@link uniqueId}. */
+/** A fresh, globally unique entity id (ENTITY-2): `entity_` and a unique suffix (`uniqueId` in reference/unique-id.ts). */
 export function newEntityId(): string {
   return uniqueId('entity');
 }

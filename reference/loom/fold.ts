@@ -19,7 +19,7 @@ export interface FoldingOptions {
    * is documented; this one is documented here.
    */
   afterTurns?: number;
-  /** Writes the summary of the folded turns; a deterministic digest by default ({@link digestTurns}). */
+  /** Writes the summary of the folded turns; a deterministic digest by default (`digestTurns` below). */
   summarize?: (turns: readonly Turn[]) => string | Promise<string>;
 }
 

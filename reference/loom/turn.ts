@@ -5,7 +5,7 @@ import type { CallRecord, Turn, TurnMetadata, Usage } from '../../schemas/record
 import { sealedCopy } from '../freeze.ts';
 import { uniqueId } from '../unique-id.ts';
 
-/** A fresh, globally unique turn id (LOOM-2): `turn_` and a {@link uniqueId}. */
+/** A fresh, globally unique turn id (LOOM-2): `turn_` and a unique suffix (`uniqueId` in reference/unique-id.ts). */
 export function newTurnId(): string {
   return uniqueId('turn');
 }

@@ -7,7 +7,7 @@ export type ResolvedLimits = Required<SandboxLimits>;
 const KIB = 1024;
 const MIB = 1024 * KIB;
 
-/** The defaults; the stack default is also the ceiling (see {@link resolveLimits}). */
+/** The defaults; the stack default is also the ceiling (see `resolveLimits` below). */
 export const DEFAULT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   evalTimeoutMs: 2000,
   gateWaitMs: 15 * 60 * 1000,
