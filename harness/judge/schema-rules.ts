@@ -344,14 +344,14 @@ const MESSAGE_KEYWORDS: [RegExp, string][] = [
   [/^must be equal to one of the allowed values$/, 'enum'],
   // schemas/loader.ts names the allowed values of an enum.
   [/^must be one of /, 'enum'],
+  // schemas/loader.ts names a const's value: `must be equal to "x"` (after the enum's own wording above).
+  [/^must be equal to /, 'const'],
   [/^boolean schema is false$/, 'false schema'],
   [/^must match "(then|else)" schema$/, 'if'],
   [/^must match a schema in anyOf$/, 'anyOf'],
   [/^must match exactly one schema in oneOf/, 'oneOf'],
   [/^must NOT be valid$/, 'not'],
   [/^must be (string|number|integer|boolean|object|array|null)(,(string|number|integer|boolean|object|array|null))*$/, 'type'],
-  // schemas/loader.ts names a const's value (after `type`, whose `must be null` reads first).
-  [/^must be (?:"|-?\d|\[|\{|true$|false$|null$)/, 'const'],
   [/^must be >= /, 'minimum'],
   [/^must be <= /, 'maximum'],
   [/^must be > /, 'exclusiveMinimum'],

@@ -93,7 +93,7 @@ describe('an invariant violated in every case is one ambient finding, and the ca
     expect(check!.findings).toHaveLength(1);
     expect(check!.findings[0]).toMatchObject({ key: 'turn:/truncation_cause [const]', rules: ['LOOM-7'], section: '§6.1', count: 5, cases: FILE.cases.map((c) => c.id) });
     expect(check!.findings[0]!.example.case).toBe('one-turn');
-    expect(check!.findings[0]!.example.detail).toMatch(/^loom turn \[\d+\] \(.+\): \/truncation_cause: must be equal to constant$/);
+    expect(check!.findings[0]!.example.detail).toMatch(/^loom turn \[\d+\] \(.+\): \/truncation_cause: must be equal to null$/);
     // The cases pass, yet the MUST level fails, once, for the one finding.
     expect(report.verdict.MUST).toMatchObject({ status: 'fail', pass: 5, fail: 0, ambient_findings: 1 });
     expect(exitCode(report)).toBe(1);

@@ -38,7 +38,12 @@ function withoutSequence(): Adapter {
 let failing: Report;
 let passing: Report;
 beforeAll(async () => {
-  const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+  const loaded = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+  // The suite's own cases no longer check whole records against a schema where no rule asks for every
+  // field (issue 29), but a case file may: this copy of the thread case checks each turn of the path
+  // against the turn schema, the schema failure whose reason every format must carry.
+  const thread = loaded.cases.find((c) => c.id === CASE)!;
+  const file = { ...loaded, cases: [{ ...thread, expect: [...thread.expect, { path: 'threads.path[*]', every: { schema: 'turn' }, rule: 'LOOM-2' }] }] };
   failing = buildReport(await runSuite(file, withoutSequence, { filter: [CASE] }));
   passing = buildReport(await runSuite(file, () => new Miniature(), { filter: [CASE] }));
 });
@@ -68,7 +73,7 @@ describe('the reason of a schema failure', () => {
     expect(text).toContain('"call"');
     // Root causes read the keyword back from the wording: the new wording still reads as enum.
     if (!checked.ok) for (const p of checked.problems.filter((x) => x.keyword === 'enum' || x.keyword === 'const')) expect(keywordOfMessage(p.message)).toBe(p.keyword);
-    expect(keywordOfMessage('must be "x"')).toBe('const');
+    expect(keywordOfMessage('must be equal to "x"')).toBe('const');
     expect(keywordOfMessage('must be null')).toBe('type');
   });
 
