@@ -27,6 +27,7 @@ import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
 import type { Turn } from '../../schemas/records.ts';
 import { ProtocolError, RemoteError } from '../../schemas/protocol/connection.ts';
 import type { AdapterMethod } from '../../schemas/protocol/methods.ts';
+import { loadFactor, stretchedForLoad } from '../values/index.ts';
 import { Channel } from './channel.ts';
 import { parseCommandSpec, type CommandLine } from './command-line.ts';
 
@@ -48,6 +49,15 @@ export const DEFAULT_SILENCE_MS = 8_000;
 export const DEFAULT_HANDSHAKE_MS = 20_000;
 /** Two of these fit inside the harness's 2 s bound on dispose(). */
 const DEFAULT_DISPOSE_MS = 600;
+/**
+ * The handshake and silence bounds a factory uses: those given, else the defaults stretched by `factor`
+ * (by default the machine's load when the factory is made). The defaults hold on an idle machine; a loaded
+ * one starts a process and answers slower, and its run must not turn incomplete for that, just as a
+ * case's own limit stretches (harness/values/machine-load.ts). Bounds given are taken as they are.
+ */
+export function waitBounds(options: Pick<JsonRpcAdapterOptions, 'handshakeMs' | 'silenceMs'>, factor: number = loadFactor()): { handshakeMs: number; silenceMs: number } {
+  return { handshakeMs: options.handshakeMs ?? stretchedForLoad(DEFAULT_HANDSHAKE_MS, factor), silenceMs: options.silenceMs ?? stretchedForLoad(DEFAULT_SILENCE_MS, factor) };
+}
 /** A parked process not claimed within this time is stopped. */
 const PARK_MS = 3_000;
 
@@ -185,11 +195,11 @@ function versionMismatch(channel: Channel, what: string): string {
  */
 export function commandAdapterFactory(spec: string | CommandLine, options: JsonRpcAdapterOptions = {}): () => Promise<Adapter> {
   const commandLine = typeof spec === 'string' ? parseCommandSpec(spec) : spec;
-  const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
+  const { handshakeMs, silenceMs } = waitBounds(options);
   const channelOptions = {
     ...(options.cwd && { cwd: options.cwd }),
     ...(options.env && { env: options.env }),
-    silenceMs: options.silenceMs ?? DEFAULT_SILENCE_MS,
+    silenceMs,
     handshakeMs,
     stopMs: options.disposeMs ?? DEFAULT_DISPOSE_MS,
   };
