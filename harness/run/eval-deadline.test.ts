@@ -32,6 +32,20 @@ cases:
     act: [{ cast: { intent: go, as: first } }]
     expect:
       - { path: outcomes.first.result, equals: k, rule: CIRCLE-9 }
+  - id: code-program-of-300-ms
+    rules: [CIRCLE-9]
+    level: MUST
+    requires: [code-medium]
+    description: a program that spins 300 ms of wall clock, then a turn that reads what it set
+    setup: { crystal: parent, call: {}, circle: { medium: code, gates: [done], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - code: { javascript: "var t = Date.now(); while (Date.now() - t < 300) {} var kept = 'k';" }
+          - code: { javascript: "done(kept);" }
+    act: [{ cast: { intent: go, as: first } }]
+    expect:
+      - { path: outcomes.first.result, equals: k, rule: CIRCLE-9 }
   - id: conversing
     rules: [LOOP-3]
     level: MUST
@@ -45,18 +59,21 @@ cases:
     expect:
       - { path: outcomes.first.result, equals: over, rule: LOOP-3 }
 `;
-const [codeCase, conversationCase] = loadCaseText(CASES).cases as [LoadedCase, LoadedCase];
+const [codeCase, slowCodeCase, conversationCase] = loadCaseText(CASES).cases as [LoadedCase, LoadedCase, LoadedCase];
 const declaring = { wards: ['eval_timeout_ms'] } as Description;
 const notDeclaring = { wards: ['timeout_ms'] } as Description;
 
-/** The reference, with its description changed by `describe` and every setup it is asked to construct kept in `seen`. */
-function recording(seen: CantripSetup[], describe: (d: Description) => Description = (d) => d): () => Adapter {
+/**
+ * The reference, with its description changed by `describe`, every setup it is asked to construct kept in
+ * `seen` (as it arrived), and a setup changed by `adjust` before it is built.
+ */
+function recording(seen: CantripSetup[], describe: (d: Description) => Description = (d) => d, adjust: (s: CantripSetup) => CantripSetup = (s) => s): () => Adapter {
   return () => {
     const inner = createReferenceAdapter();
     return new Proxy(inner, {
       get(target, key, receiver) {
         if (key === 'describe') return async () => describe(await target.describe());
-        if (key === 'construct') return (setup: CantripSetup, host: Parameters<Adapter['construct']>[1]) => (seen.push(setup), target.construct(setup, host));
+        if (key === 'construct') return (setup: CantripSetup, host: Parameters<Adapter['construct']>[1]) => (seen.push(setup), target.construct(adjust(setup), host));
         return Reflect.get(target, key, receiver) as unknown;
       },
     });
@@ -102,5 +119,16 @@ describe('the evaluation deadline of a code case not about it (issue 31, item 5)
     const result = await runCase(codeCase, factory, description);
     expect(result.status).toBe('pass');
     expect(seen[0]?.circle?.wards.eval_timeout_ms).toBeUndefined();
+  });
+
+  it('an implementation whose own deadline is too short for a program (as a loaded machine makes it) passes once the kit sets one', async () => {
+    // A 50 ms default deadline against a 300 ms program stands for the reference's 2 s against a program
+    // slowed down by a busy machine: without the kit's deadline the first turn is cut and the case fails.
+    const seen: CantripSetup[] = [];
+    const tightByDefault = (s: CantripSetup): CantripSetup =>
+      s.circle && s.circle.wards.eval_timeout_ms === undefined ? { ...s, circle: { ...s.circle, wards: { ...s.circle.wards, eval_timeout_ms: 50 } } } : s;
+    const factory = recording(seen, (d) => d, tightByDefault);
+    const result = await runCase(slowCodeCase, factory, await describeAdapter(factory));
+    expect(result.status).toBe('pass');
   });
 });
