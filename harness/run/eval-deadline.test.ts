@@ -90,6 +90,9 @@ describe('the evaluation deadline of a code case not about it (issue 31, item 5)
     expect(withRoomyEvalDeadline(codeCase, notDeclaring, 9)).toBe(codeCase);
     expect(withRoomyEvalDeadline(codeCase, { wards: undefined } as unknown as Description, 9)).toBe(codeCase);
     expect(withRoomyEvalDeadline(conversationCase, declaring, 9)).toBe(conversationCase);
+    // A conversation parent of code children neither: an implementation may refuse a code ward there.
+    const parentOfCodeChildren = { ...conversationCase, requires: ['code-medium' as const] };
+    expect(withRoomyEvalDeadline(parentOfCodeChildren, declaring, 9)).toBe(parentOfCodeChildren);
     const kit = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml')).cases;
     const aboutTheDeadline = kit.filter((c) => ['medium4-eval-deadline-stops-a-long-program', 'code-infinite-loop-becomes-an-observation', 'ward2-child-asking-a-looser-eval-deadline-gets-the-parents'].includes(c.id));
     expect(aboutTheDeadline).toHaveLength(3);

@@ -5,7 +5,7 @@
  * the few-millisecond programs of cases about something else (state across turns, record order) when the
  * machine was loaded, and those cases failed a working implementation (issue 31, item 5).
  *
- * So a case that runs code and sets no deadline of its own (it is not about the deadline: the cases that
+ * So a code-circle case that sets no deadline of its own (it is not about the deadline: the cases that
  * are, set one) gets one here, when the implementation declares the ward (`describe().wards`):
  * {@link ROOMY_EVAL_DEADLINE_MS} stretched by the machine's load, like the case's own limit. An
  * implementation that does not declare the ward still runs the case with its own deadline, never skipped:
@@ -18,7 +18,7 @@
  * deadline and the case's limit stretch by the same factor and keep that order.
  */
 import type { Description } from '../../schemas/adapter.ts';
-import { withSetupNeeds, type LoadedCase } from '../case-file/index.ts';
+import type { LoadedCase } from '../case-file/index.ts';
 import { loadFactor, stretchedForLoad } from '../values/index.ts';
 
 /**
@@ -29,12 +29,14 @@ export const ROOMY_EVAL_DEADLINE_MS = 2_000;
 
 /**
  * `c` with an evaluation deadline of {@link ROOMY_EVAL_DEADLINE_MS} stretched by `factor` (by default the
- * machine's load now) when it runs code (feature `code-medium`, its own circle or a child's), sets no
- * deadline itself and the implementation declares the `eval_timeout_ms` ward; otherwise `c` unchanged.
+ * machine's load now) when its circle is a code circle, it sets no deadline itself and the implementation
+ * declares the `eval_timeout_ms` ward; otherwise `c` unchanged.
  */
 export function withRoomyEvalDeadline(c: LoadedCase, description: Description, factor: number = loadFactor()): LoadedCase {
   const circle = c.setup.circle;
   if (circle === undefined || circle.wards?.eval_timeout_ms !== undefined) return c;
-  if (!(description.wards ?? []).includes('eval_timeout_ms') || !withSetupNeeds(c).includes('code-medium')) return c;
+  // Only on a code circle (its code children inherit it, WARD-1): an implementation may refuse a code ward
+  // on a conversation circle, and that refusal would then skip a case that ran before.
+  if (circle.medium !== 'code' || !(description.wards ?? []).includes('eval_timeout_ms')) return c;
   return { ...c, setup: { ...c.setup, circle: { ...circle, wards: { ...circle.wards, eval_timeout_ms: stretchedForLoad(ROOMY_EVAL_DEADLINE_MS, factor) } } } };
 }
