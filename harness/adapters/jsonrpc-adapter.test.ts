@@ -13,6 +13,11 @@ import { commandAdapterFactory, type JsonRpcAdapterOptions } from './jsonrpc-ada
 import { peerCaseFile } from './peer-cases.ts';
 import { hangBound } from '../testing/hang-bound.ts';
 
+/** An errored case that ran into a time bound (its own limit, or a timing premise never met): incomplete, with no verdict. */
+function cutOffByTime(c: CaseResult): boolean {
+  return c.status === 'errored' && (c.timed_out === true || c.premise_missed === true);
+}
+
 const SERVER = join(PACKAGE_ROOT, 'reference', 'adapter', 'stdio-server.ts');
 const BROKEN = join(PACKAGE_ROOT, 'fixtures', 'adapters', 'broken-peer.mjs');
 const reference = { command: process.execPath, args: ['--import', 'tsx', SERVER] };
@@ -26,15 +31,22 @@ describe('PROD-1: the reference over stdio gives the same verdicts as in-process
     overStdio = await runSuite(file, commandAdapterFactory(reference, { cwd: PACKAGE_ROOT }));
   }, hangBound(300_000));
 
-  it('PROD-1: every case of tests.yaml has the same status both ways', () => {
-    const statuses = (suite: SuiteResult) => Object.fromEntries(suite.cases.map((c) => [c.id, c.status]));
-    expect(overStdio.cases.length).toBeGreaterThanOrEqual(30);
+  it('PROD-1: every case of tests.yaml complete both ways has the same status both ways', async ({ annotate }) => {
+    // A case cut off by a time bound in either run (on a loaded machine, issue 31 item 5) has no verdict
+    // to compare: it is left out, and named, rather than counted as a difference.
+    const cutOff = new Set([...inProcess.cases, ...overStdio.cases].filter(cutOffByTime).map((c) => c.id));
+    if (cutOff.size > 0) await annotate(`left out, cut off by a time bound in a run: ${[...cutOff].join(', ')}`);
+    const statuses = (suite: SuiteResult) => Object.fromEntries(suite.cases.filter((c) => !cutOff.has(c.id)).map((c) => [c.id, c.status]));
+    expect(Object.keys(statuses(overStdio)).length).toBeGreaterThanOrEqual(30);
     expect(statuses(overStdio)).toEqual(statuses(inProcess));
   });
 
-  it('PROD-1: nothing errored or failed over stdio (with the reasons, if anything did)', () => {
-    const bad = overStdio.cases.filter((c) => c.status === 'fail' || c.status === 'errored').map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures }));
+  it('PROD-1: nothing errored or failed over stdio (with the reasons, if anything did)', (context) => {
+    const bad = overStdio.cases.filter((c) => c.status === 'fail' || (c.status === 'errored' && !cutOffByTime(c))).map((c) => ({ id: c.id, status: c.status, reason: c.reason, failures: c.failures }));
     expect(bad).toEqual([]);
+    // A case cut off by a time bound is incomplete, not a failure: the test says so instead of passing.
+    const cutOff = overStdio.cases.filter(cutOffByTime).map((c) => `${c.id}: ${c.reason ?? ''}`);
+    context.skip(cutOff.length > 0, `incomplete: cut off by a time bound over stdio: ${cutOff.join('; ')}`);
   });
 
   it('PROD-1: the description crossed the wire unchanged', () => {

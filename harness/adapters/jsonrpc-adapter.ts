@@ -188,11 +188,13 @@ function versionMismatch(channel: Channel, what: string): string {
  */
 export function commandAdapterFactory(spec: string | CommandLine, options: JsonRpcAdapterOptions = {}): () => Promise<Adapter> {
   const commandLine = typeof spec === 'string' ? parseCommandSpec(spec) : spec;
+  // Held on an idle machine; the channel and the handshake stretch them with the load where they wait (channel.ts, openSession).
   const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
+  const silenceMs = options.silenceMs ?? DEFAULT_SILENCE_MS;
   const channelOptions = {
     ...(options.cwd && { cwd: options.cwd }),
     ...(options.env && { env: options.env }),
-    silenceMs: options.silenceMs ?? DEFAULT_SILENCE_MS,
+    silenceMs,
     handshakeMs,
     stopMs: options.disposeMs ?? DEFAULT_DISPOSE_MS,
   };

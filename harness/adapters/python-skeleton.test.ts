@@ -51,8 +51,10 @@ async function fullRun(transport: 'callback' | 'openai', draft: string): Promise
   const started = performance.now();
   try {
     const { exitCode, output } = await new Promise<{ exitCode: number; output: string }>((resolve) => {
-      // The bound only stops a hang (an idle run takes about 3 s); no verdict depends on it.
-      execFile(process.execPath, args, { cwd: ROOT, timeout: 100_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      // The bound only stops a hang (an idle run takes about 3 s); no verdict depends on it. It stretches with
+      // the load like the test's own bound: unstretched, a 0.1.0 run alone at load 30 on 2 cores already took
+      // 77 s of its 100 s; a CLI killed at the bound writes no report.json, and the test fails (issue 31, item 5).
+      execFile(process.execPath, args, { cwd: ROOT, timeout: hangBound(100_000), maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
         resolve({ exitCode: code, output: `${stdout}${stderr}` });
       });

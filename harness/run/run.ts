@@ -31,6 +31,7 @@ import { checkInvariants, observeRecordShapes, type InvariantResult, type Record
 import { caseForDraft, chooseDraft, filterVocabulary, kitRulesIn, planCases, resolveFilterTerms } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
 import { loadFactor, stretchedForLoad } from '../values/index.ts';
+import { withRoomyEvalDeadline } from './eval-deadline.ts';
 import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
 import { GIVE_UP_AFTER, UnansweredStreak } from '../adapters/index.ts';
 
@@ -277,8 +278,10 @@ export async function runCase(loaded: LoadedCase, factory: AdapterFactory, descr
   const started = performance.now();
   // A case planned for a draft is in that draft's terms already; any other is judged at the draft a run would choose.
   const draft = loaded.judged_draft ?? chooseDraft(description);
-  const c = caseForDraft(loaded, draft);
-  if (c === undefined) return base(loaded, 'skipped', 0, `outside the draft: the case does not apply to draft ${draft}`);
+  const inDraft = caseForDraft(loaded, draft);
+  if (inDraft === undefined) return base(loaded, 'skipped', 0, `outside the draft: the case does not apply to draft ${draft}`);
+  // The implementation's evaluation deadline must not decide a case about something else (eval-deadline.ts).
+  const c = withRoomyEvalDeadline(inDraft, description);
   for (let attempt = 1; ; attempt++) {
     const scaled = attempt === 1 ? c : withTimesScaled(c, PREMISE_TIME_FACTOR ** (attempt - 1), defaultTimeoutMs);
     const { result, premiseMissed } = await runDrive(scaled, factory, description, defaultTimeoutMs, signal, transport);
