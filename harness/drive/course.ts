@@ -24,10 +24,20 @@
  *   one), and no more than the queries a children's crystal or lane received (a child with a turn
  *   queried at least once). Some entity then came from neither a cast nor an invocation. Not judged on a
  *   code circle, whose delegations the harness cannot count.
- * Only conversation circles are judged for the first three, where a reply's calls are all the turn's.
+ * - **LOOM-7**: the loom holds more turns of a cast's entity than the queries that entity made in it: a
+ *   turn that did not happen is stored (one more, empty, after the turn cap), so the turn that really
+ *   ended the thread is not the one that says how it ended.
+ * - **LOOM-1**: the loom holds fewer turns of a cast's entity than the well-formed replies it was served
+ *   in it (each gate call turn and each text-only reply makes a turn): a turn was never written.
+ * Only conversation circles are judged for these, where a reply's calls are all the turn's. The last two
+ * count turns against queries only where nothing else makes a turn without a reply or one turn of two
+ * queries: no wall-clock ward or token budget (a cast cut off while it waits, or before it asks again,
+ * stores a turn the crystal never answered), no folding, no forced tool use (a simulated forcing asks
+ * again within one turn). They depart the loom only: what the case reads of the requests and outcomes is
+ * still judged (harness/judge/consequences.ts).
  */
 import type { CastOutcome } from '../../schemas/adapter.ts';
-import type { CrystalResponse, ToolCall } from '../../schemas/records.ts';
+import type { CrystalResponse, ToolCall, Turn } from '../../schemas/records.ts';
 import type { DriveState } from './drive-state.ts';
 import { UNPLACED_LANE, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
 import type { ActionTrace } from './run-record.ts';
@@ -59,6 +69,9 @@ export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFaul
   if (reused) faults.push(reused);
   const stray = strayEntityFault(state);
   if (stray) faults.push(stray);
+  // After the stray entity: turns under an entity nobody produced cannot be counted per entity.
+  const recorded = recordedTurnsFault(state, trace, faults);
+  if (recorded) faults.push(recorded);
   return faults;
 }
 
@@ -86,6 +99,57 @@ function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | unde
   if (cap === undefined || setup.folding !== undefined || replies.length < cap) return undefined;
   if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true))) return undefined;
   return { kind: 'fail', message: `'${trace.name}' came back terminated although its first ${cap} replies each made a turn that does not end the cast: the max_turns ward of ${cap} had cut it off`, rules: ['LOOP-4', 'CIRCLE-6'] };
+}
+
+/** The roles of a turn that records a crystal's reply: `crystal` until 0.2.0, `turn` at 0.3.1 (§6.1). */
+const CRYSTAL_TURN_ROLES: ReadonlySet<string> = new Set(['crystal', 'turn']);
+
+/** A well-formed reply, which makes a turn whatever the implementation reads into it: named gate calls with distinct ids, or text alone. */
+function makesATurn(r: CrystalResponse): boolean {
+  const calls = callsOf(r);
+  if (calls.length === 0) return textOnly(r);
+  return new Set(calls.map((c) => c.id)).size === calls.length && calls.every((c) => typeof c.gate === 'string' && c.gate !== '');
+}
+
+/** The turns the action stored for its entity against the queries that entity made (LOOM-7: one too many; LOOM-1: one missing). */
+function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readonly CrystalFault[]): CrystalFault | undefined {
+  const setup = state.prepared.setup;
+  const circle = setup.circle;
+  if (!RUNS_AN_ENTITY.has(trace.verb) || circle?.medium !== 'conversation' || trace.entity === undefined || !trace.appended || !state.loomAvailable) return undefined;
+  if (circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
+  // Turns under an entity nobody produced cannot be counted per entity (ENTITY-1 says what went wrong).
+  if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
+  const mine = state.crystals.queries.filter((q) => q.action === trace.index);
+  const crystalTurns = trace.appended.filter((t) => CRYSTAL_TURN_ROLES.has(t.role as string));
+  // A turn that keeps nothing (no utterance, no gate call) can stand only for a query that got no reply, or an empty one,
+  // whichever entity of the action (its children too) it belongs to.
+  const isEmpty = (t: Turn): boolean => (t.utterance ?? '') === '' && (t.gate_calls?.length ?? 0) === 0;
+  const answeredWithNothing = (qs: readonly QueryRecord[]): number => qs.filter((q) => !q.reply.ok || (callsOf(q.reply.response).length === 0 && (q.reply.response.content ?? '') === '')).length;
+  const emptyTurns = crystalTurns.filter(isEmpty).length;
+  const emptyable = answeredWithNothing(mine);
+  if (emptyTurns > emptyable) return extraTurn(trace, `${emptyTurns} empty turns, but only ${emptyable} of its ${mine.length} queries were answered with nothing`);
+  // Where children share the cast's crystal unscripted per entity, or a request went unplaced, the entity's own queries cannot be told apart.
+  const main = state.case.setup.crystal;
+  if (mine.some((q) => q.lane === UNPLACED_LANE || (q.lane === main && state.crystals.childCrystal(q.lane)))) return undefined;
+  const own = mine.filter((q) => !state.crystals.childCrystal(q.lane));
+  const turns = crystalTurns.filter((t) => t.entity_id === trace.entity);
+  if (turns.length > own.length) return extraTurn(trace, `${turns.length} turns for its entity, which queried its crystal ${own.length} times`);
+  const made = own.filter((q) => {
+    const r = served(q);
+    return r !== undefined && makesATurn(r);
+  }).length;
+  if (turns.length >= made) return undefined;
+  return {
+    kind: 'fail',
+    message: `'${trace.name}' stored ${turns.length} turns for its entity, but the entity was served ${made} replies that each make a turn: a turn was never written to the loom`,
+    rules: ['LOOM-1'],
+    departs: ['loom'],
+  };
+}
+
+/** LOOM-7: the action stored a turn that did not happen. */
+function extraTurn(trace: ActionTrace, counts: string): CrystalFault {
+  return { kind: 'fail', message: `'${trace.name}' stored ${counts}: the loom holds a turn that did not happen`, rules: ['LOOM-7'], departs: ['loom'] };
 }
 
 /** A cast that came back with an entity an earlier action produced (CANTRIP-2, ENTITY-2); reported once. */

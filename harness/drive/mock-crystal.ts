@@ -54,7 +54,17 @@ export interface CrystalFault {
   message: string;
   /** The rules a `fail` breaks, when it is not the case's own (a request no entity's intent places: INTENT-2). */
   rules?: string[];
+  /**
+   * What the departure leaves unreliable, when it is less than the whole run: `loom`, the loom's record of
+   * the run (a turn stored that did not happen, or a reply's turn missing), while the replies went where
+   * the script sent them. Expectations and ambient checks that read it are its consequences; the rest are
+   * still judged (harness/judge/consequences.ts). Absent: the whole run, since the script's replies went astray.
+   */
+  departs?: DepartedPart[];
 }
+
+/** A part of the run record a departure can leave unreliable on its own. */
+export type DepartedPart = 'loom';
 
 /** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */
 function followsDone(request: CrystalRequest): boolean {
@@ -230,6 +240,9 @@ export class MockCrystals {
     if (!step) {
       // Queried after a reply that called done: the script ran out because the loop went on (LOOP-3).
       if (followsDone(request) && this.watch.servedDone(crystal, this.lanes.entityIntent(request))) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, ['LOOP-3']);
+      // A cast or send given no intent that queried at all was not refused: its request can carry no intent, so
+      // INTENT-2 is not what broke; the case's own expectations judge the run it should have refused (INTENT-1).
+      if (this.lanes.givesNoIntent(entry.action)) return this.fault('fail', `crystal '${crystal}' has no scripted response for request #${index}, made by an action the case gives no intent`);
       // A request that carries no intent the case gives cannot be told from another entity's: INTENT-2, as on a shared crystal.
       if (!this.lanes.carriesEntityKey(request)) return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index}, which carries no intent of the case's entities among its user messages: the harness cannot tell which entity asked`, ['INTENT-2']);
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);

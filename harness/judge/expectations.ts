@@ -20,6 +20,12 @@ export interface ExpectationResult {
   why?: string;
   /** The rule the expectation checks (its `rule`, or the case's only rule); absent when the case names none. */
   rule?: string;
+  /**
+   * Set on a failure of a case whose run departed from its script (a problem found while driving): true when
+   * it read what the departure left unreliable, so it is the departure's consequence and its rule is not
+   * blamed; false when it was still judged (harness/judge/consequences.ts).
+   */
+  consequence?: boolean;
 }
 
 /**

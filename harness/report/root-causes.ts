@@ -18,7 +18,7 @@ export interface CaseFailures {
   /** The rules the case shows broken, when known: a driving problem is blamed on these. */
   failed_rules?: string[];
   reason?: string;
-  failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string; rule?: string }[];
+  failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string; rule?: string; consequence?: boolean }[];
   invariants: { id: string; rules: string[]; status: string; detail?: string; cause?: string }[];
   problems: string[];
 }
@@ -143,9 +143,11 @@ export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
     out.push({ key: `errored: ${normaliseText(reason.split('\n')[0]!)}`, kind: 'errored', rules: c.rules, example: { case: c.id, detail: clipText(reason) } });
   }
   // A driving problem means the run left its script (its actions stopped, or the crystal was asked
-  // past its script): the expectations then read a run that is not the case's, so they are symptoms.
-  const stopped = c.status === 'errored' || c.problems.length > 0;
-  for (const f of stopped ? [] : c.failures) {
+  // past its script): the expectations that read what it departed are symptoms. A failure marked
+  // `consequence: false` read nothing the departure touched and is a cause of its own; an unmarked one
+  // under a problem comes from a report written before failures were marked, and stays a symptom.
+  const symptom = (f: CaseFailures['failures'][number]): boolean => c.status === 'errored' || f.consequence === true || (c.problems.length > 0 && f.consequence === undefined);
+  for (const f of c.failures.filter((x) => !symptom(x))) {
     out.push({
       key: expectationKey(f),
       kind: 'expectation',
@@ -167,7 +169,10 @@ export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
       });
     }
   }
-  const problemRules = c.failed_rules && c.failed_rules.length > 0 ? c.failed_rules : c.rules;
+  // A driving problem is blamed on the case's failed rules, less those only its still-judged failures show broken.
+  const judgedOnly = new Set(c.failures.filter((f) => f.consequence === false).flatMap((f) => (f.rule === undefined ? [] : [f.rule])));
+  const faultRules = (c.failed_rules ?? []).filter((r) => !judgedOnly.has(r));
+  const problemRules = faultRules.length > 0 ? faultRules : c.failed_rules && c.failed_rules.length > 0 ? c.failed_rules : c.rules;
   for (const p of c.problems) out.push({ key: `problem: ${normaliseText(p.split('\n')[0]!)}`, kind: 'problem', rules: problemRules, example: { case: c.id, detail: clipText(p) } });
   const seen = new Set<string>();
   return out.filter((s) => !seen.has(s.key) && seen.add(s.key));

@@ -13,7 +13,8 @@ import { buildReport } from '../report/report.ts';
 import { renderMarkdown } from '../report/markdown.ts';
 import { MockCrystals, OutcomeWatch } from '../drive/index.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
-import { runSuite, type CaseResult } from './run.ts';
+import { failedRulesOf, runSuite, type CaseResult } from './run.ts';
+import { rootCauses } from '../report/root-causes.ts';
 
 /** One case of a file, with the given rules, setup extras, crystal script and expectations. */
 function caseFile(id: string, rules: string[], body: string): string {
@@ -225,6 +226,107 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     const expectationAt = section.indexOf(`\`${result!.failures[0]!.path}\``);
     expect(problemAt).toBeGreaterThan(0);
     expect(expectationAt).toBeGreaterThan(problemAt);
+  });
+
+  it('LOOM-7: a turn stored that did not happen (an empty one after the turn cap) is the fault; the turn counts and flags the case reads of the loom are its consequences', async () => {
+    const text = caseFile(
+      'capped-cast-read-from-the-loom',
+      ['CIRCLE-6', 'LOOP-4'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 2 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: echo, args: { text: one } }]
+          - tool_calls: [{ gate: echo, args: { text: two } }]
+    act: [{ cast: { intent: "loop on", as: first } }]
+    expect:
+      - { path: outcomes.first.status, equals: truncated, rule: LOOP-4 }
+      - { path: "loom.cast(first)", length: 2, rule: CIRCLE-6 }
+      - { path: "loom.cast(first)[-1].truncated", equals: true, rule: LOOP-4 }
+`,
+    );
+    await expectAttributed(text, 'empty-turn-after-the-cap', ['LOOM-7']);
+    // The loom's chain and terminal flags are not judged on that loom either: no ambient finding under LOOP-1 or LOOM-7's check.
+    expect((await runOn(text, 'empty-turn-after-the-cap')).ambientRules).toEqual([]);
+  });
+
+  it('LOOM-1: a served reply whose turn was never written is the fault, not LOOP-6 whose flags the case reads of the loom', async () => {
+    const text = caseFile(
+      'text-turn-under-require-done',
+      ['LOOP-6'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 3 } }, require_done: true }
+    crystals:
+      parent:
+        script:
+          - { content: "thinking aloud" }
+          - tool_calls: [{ gate: done, args: { answer: fine } }]
+    act: [{ cast: { intent: "finish properly", as: first } }]
+    expect:
+      - { path: outcomes.first.result, equals: fine }
+      - { path: "loom.cast(first)[*].terminated", equals: [false, true] }
+`,
+    );
+    await expectAttributed(text, 'text-turns-not-recorded', ['LOOM-1']);
+  });
+
+  it('a departure of the loom leaves what the case reads elsewhere judged: a failed outcome still blames its own rule', () => {
+    const loomFault = { rules: ['LOOM-7'], departs: ['loom' as const] };
+    const failures = [
+      { path: 'loom.cast(first)', matcher: 'length', ok: false, expected: { length: 2 }, rule: 'CIRCLE-6' },
+      { path: 'outcomes.first.status', matcher: 'equals', ok: false, expected: { equals: 'truncated' }, rule: 'LOOP-4' },
+      { path: 'requests.parent[0]', matcher: 'same_as', ok: false, expected: { same_as: 'threads.x[0]' }, rule: 'CRYSTAL-1' },
+    ];
+    expect(failedRulesOf({ rules: ['CIRCLE-6', 'LOOP-4', 'CRYSTAL-1'] }, failures, [loomFault])).toEqual(['LOOM-7', 'LOOP-4']);
+    // A departure of the whole run (the script's replies went astray) leaves nothing judged.
+    expect(failedRulesOf({ rules: ['CIRCLE-6', 'LOOP-4', 'CRYSTAL-1'] }, failures, [{ rules: ['LOOP-3'] }])).toEqual(['LOOP-3']);
+  });
+
+  it('INTENT-1: a send given no intent that queries anyway is judged by the case\'s own expectations, not blamed on INTENT-2', async () => {
+    const text = caseFile(
+      'send-with-no-intent',
+      ['INTENT-1'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 2 } } }
+    crystals:
+      parent: { script: [] }
+    act:
+      - invoke: { as: chat }
+      - send: { entity: chat, as: empty }
+    expect:
+      - { path: errors.empty, present: true }
+      - { path: requests.parent, absent: true }
+`,
+    );
+    expect((await runOn(text)).result).toMatchObject({ status: 'pass', failed_rules: [] });
+    const { result } = await runOn(text, 'send-without-intent-accepted');
+    expect(result.status).toBe('fail');
+    expect(result.failed_rules).toEqual(['INTENT-1']);
+  });
+
+  it('root causes: a failure a departure did not touch is a cause of its own; its consequences are not', async () => {
+    const text = caseFile(
+      'capped-cast-with-a-judged-outcome',
+      ['CIRCLE-6', 'LOOP-4'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 1 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: echo, args: { text: one } }]
+    act: [{ cast: { intent: "loop on", as: first } }]
+    expect:
+      - { path: "loom.cast(first)", length: 1, rule: CIRCLE-6 }
+      - { path: outcomes.first.status, equals: terminated, rule: LOOP-4 }
+`,
+    );
+    const { result } = await runOn(text, 'empty-turn-after-the-cap');
+    expect(result.failed_rules).toEqual(['LOOM-7', 'LOOP-4']);
+    expect(result.failures.map((f) => [f.path, f.consequence])).toEqual([
+      ['loom.cast(first)', true],
+      ['outcomes.first.status', false],
+    ]);
+    expect(rootCauses([result]).map((c) => [c.kind, c.rules])).toEqual([
+      ['expectation', ['LOOP-4']],
+      ['problem', ['LOOM-7']],
+    ]);
   });
 
   it('LOOP-4 and CIRCLE-6: a second query after a ward decided the outcome (one is a summary)', async () => {

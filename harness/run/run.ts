@@ -16,7 +16,7 @@ import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
-import { checkExpectations, driveAsReadAt, type ExpectationResult } from '../judge/index.ts';
+import { checkExpectations, consequenceOf, driveAsReadAt, type Departure, type ExpectationResult } from '../judge/index.ts';
 import { driveCase } from '../drive/index.ts';
 import { catalogOf } from '../../spec/drafts.ts';
 
@@ -328,9 +328,12 @@ async function runDrive(
       .map((i) => ({ ...i, rules: kitRulesIn(i.rules, draft) }))
       .filter((i) => i.rules.some((r) => inDraft.has(r)));
     const problems = drive.faults.map((f) => f.message);
-    const failedRules = failedRulesOf(c, failures, drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) })));
+    const faults = drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) }));
+    // Under a departure, each failure says whether it read what the departure left unreliable (its consequence) or was still judged.
+    const marked = problems.length === 0 ? failures : failures.map((f) => ({ ...f, consequence: consequenceOf(f, faults).length > 0 || !faults.some((x) => x.rules?.length) }));
+    const failedRules = failedRulesOf(c, marked, faults);
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
-    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive, draft) } };
+    return { result: { ...base(c, status, elapsed()), failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive, draft) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
@@ -382,10 +385,15 @@ function levelOf(c: LoadedCase): Level {
  * case's rules for an expectation that names none, in an untagged case file); a problem tied to no rule
  * and no failed expectation (a turn reference found nothing) fails the case under the case's rules.
  */
-export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], faults: readonly { rules?: string[] }[]): string[] {
+export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], faults: readonly Departure[]): string[] {
   // A fault that names the rule it breaks (a query after done: LOOP-3; a request no entity's intent places: INTENT-2) is the case's failure; what follows from it are symptoms.
   const named = faults.flatMap((f) => f.rules ?? []);
-  if (named.length > 0) return [...new Set(named)];
+  if (named.length > 0) {
+    // ...but a failure that read nothing the departure left unreliable is still judged (harness/judge/consequences.ts).
+    const judged = failures.filter((f) => consequenceOf(f, faults).length === 0);
+    const own = new Set(judged.flatMap((f) => (f.rule === undefined ? c.rules : [f.rule])));
+    return [...new Set([...named, ...c.rules.filter((r) => own.has(r))])];
+  }
   const rules = new Set<string>();
   for (const f of failures) for (const r of f.rule === undefined ? c.rules : [f.rule]) rules.add(r);
   if (failures.length === 0 && faults.length > 0) c.rules.forEach((r) => rules.add(r));
