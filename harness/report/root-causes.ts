@@ -118,14 +118,40 @@ export function exampleDetail(detail: string | undefined, line: string): string 
   return clipText(match ? `${lines[0]!.trim()} ${match.trim()}` : line);
 }
 
-/** What a case's expectation failure groups under: path, matcher, the value asked for, and the difference. */
+/**
+ * The run record's roots whose next segment is a name the case chose (an action's `as`, a crystal, a gate,
+ * a thread or snapshot label), and the loom helpers whose argument is one.
+ */
+const NAMED_ROOT = /^(outcomes|errors|failures|entities|forks|mutations|threads|snapshots|cantrips|requests|replies|after_outcome|concurrency|wire_waits|gates|acp_sessions|acp_prompts)\.[^.[\s]+/;
+const NAMED_HELPER = /\.(cast|entity|spawned|appended)\([^()]*\)/g;
+
+/**
+ * A path with what one case names differently from another taken out: the action, crystal or gate name
+ * after a root, a loom helper's argument, and each index (`outcomes.first.usage` and `outcomes.r1.usage`,
+ * `loom.cast(a)[1]` and `loom.cast(b)[0]`, read the same part of a run). Filters (`[role=user]`) and
+ * `[*]` say which part, and stay.
+ */
+export function normaliseExpectationPath(path: string): string {
+  return path
+    .trim()
+    .replace(NAMED_ROOT, (m) => `${m.slice(0, m.indexOf('.'))}.…`)
+    .replace(NAMED_HELPER, (_m, helper: string) => `.${helper}(…)`)
+    .replace(/\[-?\d+\]/g, '[#]');
+}
+
+/**
+ * What a case's expectation failure groups under: the part of the run it read (its path normalised), the
+ * matcher, and the difference. The value asked for is the case's own data (a usage its script served, an
+ * intent it gave): only a named state (`terminated`, `true`, `null`) is kept, and otherwise its type, so
+ * one wrong usage record across ten cases with ten different scripted numbers is one cause, not ten.
+ */
 function expectationKey(f: CaseFailures['failures'][number]): string {
   const shape = expectationShape(f);
   const wanted = typeof f.expected === 'object' && f.expected !== null ? (f.expected as Record<string, unknown>)[f.matcher] : f.expected;
-  // Named states already show both sides; any other value asked for is part of the cause, so two
-  // different wrong values under one path are two problems, not one.
-  const asked = shape.includes('→') ? '' : ` ${clipText(JSON.stringify(wanted) ?? 'undefined', 120)}`;
-  return `expectation ${f.path} ${f.matcher}${asked}: ${shape}`;
+  const value = stateLike(wanted) ? JSON.stringify(wanted) : `<${jsonType(wanted)}>`;
+  // Named states already show both sides in the difference.
+  const asked = shape.includes('→') ? '' : ` ${value}`;
+  return `expectation ${normaliseExpectationPath(f.path)} ${f.matcher}${asked}: ${shape}`;
 }
 
 /**
