@@ -63,7 +63,7 @@ export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFaul
   const outcome = state.record.outcomes[trace.name] as CastOutcome | undefined;
   if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && state.prepared.setup.circle?.medium === 'conversation') {
     const fault = endingFault(state, trace);
-    if (fault) faults.push(fault);
+    if (fault) faults.push(realigned(state, trace, fault));
   }
   const reused = reusedEntityFault(state, trace);
   if (reused) faults.push(reused);
@@ -73,6 +73,23 @@ export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFaul
   const recorded = recordedTurnsFault(state, trace, faults);
   if (recorded) faults.push(recorded);
   return faults;
+}
+
+/**
+ * A cast that ended before its script did leaves the rest of its steps unserved: moved past them, the
+ * script answers the next action from its own steps, so what later actions come back with is still
+ * judged, and the departure is that action's (harness/judge/consequences.ts). Only where the cast's own
+ * queries all went to one lane and its remaining steps end within its turn cap.
+ */
+function realigned(state: DriveState, trace: ActionTrace, fault: CrystalFault): CrystalFault {
+  const own = state.crystals.queries.filter((q) => q.action === trace.index && !state.crystals.childCrystal(q.lane) && q.after_outcome === undefined);
+  const lanes = new Set(own.map((q) => q.lane));
+  const cap = state.prepared.setup.circle?.wards?.max_turns;
+  if (lanes.size !== 1 || cap === undefined) return fault;
+  const lane = [...lanes][0]!;
+  if (!state.crystals.realignAfter(lane, cap - own.length)) return fault;
+  const through = state.crystals.queries.filter((q) => q.lane === lane && q.after_outcome === undefined && q.action <= trace.index).length - 1;
+  return { ...fault, departs: [{ action: trace.name, lane, through }] };
 }
 
 /** A terminated cast that its replies could not have ended (LOOP-6, CRYSTAL-5, LOOP-4 / CIRCLE-6). */
@@ -124,7 +141,9 @@ function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readon
   // A turn that keeps nothing (no utterance, no gate call) can stand only for a query that got no reply, or an empty one,
   // whichever entity of the action (its children too) it belongs to.
   const isEmpty = (t: Turn): boolean => (t.utterance ?? '') === '' && (t.gate_calls?.length ?? 0) === 0;
-  const answeredWithNothing = (qs: readonly QueryRecord[]): number => qs.filter((q) => !q.reply.ok || (callsOf(q.reply.response).length === 0 && (q.reply.response.content ?? '') === '')).length;
+  // A failed query, a raw (possibly invalid, CRYSTAL-3/4) reply or an empty one may be stored as a turn that keeps nothing.
+  const answeredWithNothing = (qs: readonly QueryRecord[]): number =>
+    qs.filter((q) => !q.reply.ok || q.raw === true || !makesATurn(q.reply.response) || (callsOf(q.reply.response).length === 0 && (q.reply.response.content ?? '') === '')).length;
   const emptyTurns = crystalTurns.filter(isEmpty).length;
   const emptyable = answeredWithNothing(mine);
   if (emptyTurns > emptyable) return extraTurn(trace, `${emptyTurns} empty turns, but only ${emptyable} of its ${mine.length} queries were answered with nothing`);

@@ -63,8 +63,14 @@ export interface CrystalFault {
   departs?: DepartedPart[];
 }
 
-/** A part of the run record a departure can leave unreliable on its own. */
-export type DepartedPart = 'loom';
+/**
+ * A part of the run record a departure can leave unreliable on its own: `loom`, or one action whose cast
+ * ended before its script did, after which the kit moved the crystal's script on to the next action's
+ * steps (MockCrystals.realignAfter): what that action came back with, the loom, and the requests to its
+ * lane after the first `through + 1` (counted from the start; counted from the end, those of later actions
+ * are where the script put them again).
+ */
+export type DepartedPart = 'loom' | { action: string; lane: string; through: number };
 
 /** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */
 function followsDone(request: CrystalRequest): boolean {
@@ -286,6 +292,22 @@ export class MockCrystals {
     }
     if ((step.tool_calls ?? []).some((t) => t.gate === 'done')) this.watch.noteDone(crystal, this.lanes.entityIntent(request), callsDoneForCertain(step));
     return { ok: true, response };
+  }
+
+  /**
+   * After a cast that ended before its script did, moves `lane`'s script on past that cast's remaining
+   * steps, so the next action is answered from its own: up to and including the first step whose done
+   * call certainly ends a cast, when it comes within the `within` steps the cast still had before its turn
+   * cap (a done in that window can only have been that cast's). Returns whether it did; a lane scripted
+   * by intent, or a window with no such step, is left alone (the whole run is then departed).
+   */
+  realignAfter(lane: string, within: number): boolean {
+    const steps = this.scripts.get(lane);
+    if (!steps || (this.byIntent.get(lane)?.length ?? 0) > 0) return false;
+    const at = steps.slice(0, within).findIndex(callsDoneForCertain);
+    if (at < 0) return false;
+    steps.splice(0, at + 1);
+    return true;
   }
 
   private nextStep(crystal: string, request: CrystalRequest): ScriptStep | undefined {

@@ -15,6 +15,10 @@ import { MockCrystals, OutcomeWatch } from '../drive/index.ts';
 import type { CrystalRequest } from '../../schemas/records.ts';
 import { failedRulesOf, runSuite, type CaseResult } from './run.ts';
 import { rootCauses } from '../report/root-causes.ts';
+import { consequenceOf, pathsRead } from '../judge/index.ts';
+import { loadCaseFile } from '../case-file/load.ts';
+import { PACKAGE_ROOT } from '../cli/main.ts';
+import { join } from 'node:path';
 
 /** One case of a file, with the given rules, setup extras, crystal script and expectations. */
 function caseFile(id: string, rules: string[], body: string): string {
@@ -130,7 +134,10 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
       - { path: outcomes.b.result, equals: second }
 `,
     );
-    await expectAttributed(text, 'forcing-not-simulated', ['CRYSTAL-5']);
+    expect((await runOn(text)).result).toMatchObject({ status: 'pass', failed_rules: [] });
+    // The script moves on past the first cast's unserved step (issue 29): the second cast is answered from its own, and judged.
+    const { result } = await runOn(text, 'forcing-not-simulated');
+    expect(result).toMatchObject({ status: 'fail', failed_rules: ['CRYSTAL-5'], failures: [], judged_rules: ['CRYSTAL-1'] });
   });
 
   it('ENTITY-1: turns of an entity no action produced and no delegation could have spawned; the checks that group turns by entity are not judged', async () => {
@@ -274,11 +281,41 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     const failures = [
       { path: 'loom.cast(first)', matcher: 'length', ok: false, expected: { length: 2 }, rule: 'CIRCLE-6' },
       { path: 'outcomes.first.status', matcher: 'equals', ok: false, expected: { equals: 'truncated' }, rule: 'LOOP-4' },
-      { path: 'requests.parent[0]', matcher: 'same_as', ok: false, expected: { same_as: 'threads.x[0]' }, rule: 'CRYSTAL-1' },
     ];
-    expect(failedRulesOf({ rules: ['CIRCLE-6', 'LOOP-4', 'CRYSTAL-1'] }, failures, [loomFault])).toEqual(['LOOM-7', 'LOOP-4']);
+    expect(failedRulesOf({ rules: ['CIRCLE-6', 'LOOP-4'] }, failures, [loomFault])).toEqual(['LOOM-7', 'LOOP-4']);
     // A departure of the whole run (the script's replies went astray) leaves nothing judged.
-    expect(failedRulesOf({ rules: ['CIRCLE-6', 'LOOP-4', 'CRYSTAL-1'] }, failures, [{ rules: ['LOOP-3'] }])).toEqual(['LOOP-3']);
+    expect(failedRulesOf({ rules: ['CIRCLE-6', 'LOOP-4'] }, failures, [{ rules: ['LOOP-3'] }])).toEqual(['LOOP-3']);
+    // Every path an expectation reads counts: the one a same_as compares with, one inside any_of.
+    expect(consequenceOf(pathsRead({ path: 'requests.parent[0]', same_as: 'threads.x[0]' }), [loomFault])).toEqual([loomFault]);
+    expect(consequenceOf(pathsRead({ path: 'errors.a', any_of: [{ present: true }, { path: 'loom.turns', length: 1 }] }), [loomFault])).toEqual([loomFault]);
+    expect(consequenceOf(pathsRead({ path: 'requests.parent[0]', same_as: 'outcomes.a.result' }), [loomFault])).toEqual([]);
+  });
+
+  it('a cast that ended before its script did: the script moves on to the next action, whose outcome and requests counted from the end are still judged', () => {
+    const departed = { rules: ['CRYSTAL-5'], departs: [{ action: 'first', lane: 'parent', through: 0 }] };
+    const counts = { requestsIn: () => 2 };
+    const judged = (e: unknown): boolean => consequenceOf(pathsRead(e), [departed], counts).length === 0;
+    expect(judged({ path: 'outcomes.second.result', equals: 'second' })).toBe(true);
+    expect(judged({ path: 'requests.parent[-1]', same_as: 'requests.parent[0]' })).toBe(true);
+    // What the departed action came back with, the loom, a request counted from the start past the departure, and every request together are not.
+    expect(judged({ path: 'outcomes.first.result', equals: 'forced' })).toBe(false);
+    expect(judged({ path: 'loom.cast(second)', length: 1 })).toBe(false);
+    expect(judged({ path: 'requests.parent[1]', same_as: 'requests.parent[0]' })).toBe(false);
+    expect(judged({ path: 'requests.parent', length: 3 })).toBe(false);
+    expect(judged({ path: 'requests.parent[-2]', same_as: 'requests.parent[0]' })).toBe(false);
+  });
+
+  it('CRYSTAL-1 is judged in crystal1-simulated-forcing-leaves-no-trace-on-the-next-cast though the forcing was not brought about (CRYSTAL-5)', async () => {
+    const file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+    const only = { ...file, cases: file.cases.filter((c) => c.id === 'crystal1-simulated-forcing-leaves-no-trace-on-the-next-cast') };
+    // Forcing not simulated: the first cast ends on text; the second is still answered from its own step, and its first request judged against the first's.
+    const suite = await runSuite(only, () => new Miniature('forcing-not-simulated'));
+    const [result] = suite.cases;
+    expect(result).toMatchObject({ status: 'fail', failed_rules: ['CRYSTAL-5'], judged_rules: ['CRYSTAL-1'] });
+    expect(new Map(buildReport(suite).rules.map((r) => [r.id, r.status])).get('CRYSTAL-1')).toBe('pass');
+    // A reminder kept into the next cast is still CRYSTAL-1 broken, whether or not the forcing departed.
+    const leaking = (await runSuite(only, () => new Miniature('forcing-reminder-outlives-the-query'))).cases[0]!;
+    expect(leaking.failed_rules).toEqual(['CRYSTAL-1']);
   });
 
   it('INTENT-1: a send given no intent that queries anyway is judged by the case\'s own expectations, not blamed on INTENT-2', async () => {

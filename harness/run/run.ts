@@ -16,7 +16,7 @@ import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
-import { checkExpectations, consequenceOf, driveAsReadAt, type Departure, type ExpectationResult } from '../judge/index.ts';
+import { checkExpectations, consequenceOf, driveAsReadAt, pathsRead, type Departure, type ExpectationResult, type RunCounts } from '../judge/index.ts';
 import { driveCase } from '../drive/index.ts';
 import { catalogOf } from '../../spec/drafts.ts';
 
@@ -71,6 +71,12 @@ export interface CaseResult {
    * rule), and the case's rules when a driving problem failed it. Ambient invariants are not counted here.
    */
   failed_rules: string[];
+  /**
+   * When the run departed from its script (a problem found while driving): the rules of the case whose
+   * every expectation read nothing the departure left unreliable, so they were still judged (those not in
+   * `failed_rules` held). Absent without a problem.
+   */
+  judged_rules?: string[];
   /**
    * How the records of the case's loom differ from the shapes the spec shows (harness/judge/record-shapes.ts):
    * never a failure, gathered once per run by the report. Absent when the case did not run to a verdict.
@@ -318,6 +324,8 @@ async function runDrive(
     const draft = c.judged_draft ?? chooseDraft(description);
     // Paths read a later draft's text gate records in the case file's one vocabulary (harness/judge/records-per-draft.ts).
     const checked = checkExpectations(c.expect, driveAsReadAt(drive, draft), c.rules);
+    // Each result with the paths its expectation reads, to tell a departure's consequences from what is still judged.
+    const read = new Map(checked.map((e, i) => [e, pathsRead(c.expect[i])]));
     const failures = checked.filter((e) => !e.ok);
     // Ambient invariants are recorded here but judged once over the whole run (harness/report/ambient-checks.ts):
     // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).
@@ -330,10 +338,14 @@ async function runDrive(
     const problems = drive.faults.map((f) => f.message);
     const faults = drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) }));
     // Under a departure, each failure says whether it read what the departure left unreliable (its consequence) or was still judged.
-    const marked = problems.length === 0 ? failures : failures.map((f) => ({ ...f, consequence: consequenceOf(f, faults).length > 0 || !faults.some((x) => x.rules?.length) }));
+    const counts: RunCounts = { requestsIn: (lane) => drive.record.requests[lane]?.length ?? 0 };
+    const marked = problems.length === 0 ? failures : failures.map((f) => ({ ...f, consequence: consequenceOf(read.get(f) ?? [f.path], faults, counts).length > 0 || !faults.some((x) => x.rules?.length) }));
     const failedRules = failedRulesOf(c, marked, faults);
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
-    return { result: { ...base(c, status, elapsed()), failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive, draft) } };
+    // The rules whose every expectation was still judged: evidence for them either way, despite the departure.
+    const departedRules = new Set(checked.filter((e) => consequenceOf(read.get(e) ?? [e.path], faults, counts).length > 0 || !faults.some((x) => x.rules?.length)).map((e) => e.rule ?? ''));
+    const judgedRules = problems.length === 0 ? undefined : [...new Set(checked.flatMap((e) => (e.rule === undefined || departedRules.has(e.rule) ? [] : [e.rule])))];
+    return { result: { ...base(c, status, elapsed()), failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], ...(judgedRules !== undefined && { judged_rules: judgedRules }), record_shapes: observeRecordShapes(drive, draft) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
@@ -390,7 +402,7 @@ export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly E
   const named = faults.flatMap((f) => f.rules ?? []);
   if (named.length > 0) {
     // ...but a failure that read nothing the departure left unreliable is still judged (harness/judge/consequences.ts).
-    const judged = failures.filter((f) => consequenceOf(f, faults).length === 0);
+    const judged = failures.filter((f) => (f.consequence === undefined ? consequenceOf([f.path], faults).length === 0 : !f.consequence));
     const own = new Set(judged.flatMap((f) => (f.rule === undefined ? c.rules : [f.rule])));
     return [...new Set([...named, ...c.rules.filter((r) => own.has(r))])];
   }
