@@ -318,6 +318,32 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     expect(leaking.failed_rules).toEqual(['CRYSTAL-1']);
   });
 
+  it('CALL-4: a loom with no call turn is the fault; what reads the call turn (CALL-3\'s record, LOOM-2\'s link) is its consequence, the rest still judged', async () => {
+    const text = caseFile(
+      'call-record-and-root',
+      ['CALL-3', 'LOOM-2'],
+      `    setup: { crystal: parent, call: { system_prompt: "Rooted." }, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: echo, args: { text: a } }]
+          - tool_calls: [{ gate: done, args: { answer: b } }]
+    act: [{ cast: { intent: "Grow from the root", as: first } }]
+    expect:
+      - { path: "loom.turns[role=call][0].call.system_prompt", equals: "Rooted.", rule: CALL-3 }
+      - { path: "loom.cast(first)[0].parent_id", same_as: "loom.turns[role=call][0].id", rule: LOOM-2 }
+      - { path: "loom.cast(first)[1].parent_id", same_as: "loom.cast(first)[0].id", rule: LOOM-2 }
+`,
+    );
+    expect((await runOn(text)).result).toMatchObject({ status: 'pass', failed_rules: [] });
+    const { result } = await runOn(text, 'no-call-turn');
+    expect(result).toMatchObject({ status: 'fail', failed_rules: ['CALL-4'], judged_rules: [] });
+    expect(result.failures.map((f) => [f.rule, f.consequence])).toEqual([
+      ['CALL-3', true],
+      ['LOOM-2', true],
+    ]);
+  });
+
   it('INTENT-1: a send given no intent that queries anyway is judged by the case\'s own expectations, not blamed on INTENT-2', async () => {
     const text = caseFile(
       'send-with-no-intent',

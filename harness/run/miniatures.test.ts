@@ -66,6 +66,8 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'empty-turn-after-the-cap': { cases: ['max-turns-truncates-the-cast', 'loop2-runaway-crystal-stopped-at-three', 'loop4-single-turn-cap', 'entity4-finished-entity-keeps-its-thread', 'loom7-truncated-only-on-the-last-turn', 'ward1-child-turn-cap-is-the-smaller'], rules: ['LOOM-7'] },
   // The drive finds the reply whose turn was never written: the cases' reads of the loom's terminal flags are its consequences, not LOOP-6's.
   'text-turns-not-recorded': { cases: ['require-done-text-reply-continues', 'loop6-require-done-only-text-is-truncated'], rules: ['LOOM-1'] },
+  // Every loom lacks its call turn, so every case that reads a loom fails CALL-4, and only CALL-4: what reads the call turn (CALL-3's record of the call, LOOM-2's link to it) is its consequence.
+  'no-call-turn': { cases: ['call3-call-record-holds-no-gates', 'call4-call-turn-is-the-root', 'thread-is-the-root-to-leaf-path'], rules: ['CALL-4'] },
   'turns-written-when-the-cast-ends': { cases: ['loom1-first-two-turns-are-in-the-loom-at-the-third-query', 'loom1-a-second-send-finds-its-first-turns-in-the-loom-mid-cast', 'loom1-a-child-finds-its-first-turns-in-the-loom-mid-cast'], rules: ['LOOM-1'] },
 };
 
