@@ -65,6 +65,8 @@ export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFaul
     const fault = endingFault(state, trace);
     if (fault) faults.push(realigned(state, trace, fault));
   }
+  const composed = composedIntentFault(state, trace);
+  if (composed) faults.push(composed);
   const reused = reusedEntityFault(state, trace);
   if (reused) faults.push(reused);
   const stray = strayEntityFault(state);
@@ -163,6 +165,32 @@ function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readon
     message: `'${trace.name}' stored ${turns.length} turns for its entity, but the entity was served ${made} replies that each make a turn: a turn was never written to the loom`,
     rules: ['LOOM-1'],
     departs: ['loom'],
+  };
+}
+
+/**
+ * INTENT-2: a send whose intent reached the crystal only inside a user message that also holds an earlier
+ * intent of the same entity (the sends composed into one), never as a message of its own. Departs the
+ * requests only: what the case reads of their messages is its consequence (ENTITY-5's earlier context,
+ * INTENT-3's fixed intent and LOOP-5's intent on every turn are read there), the outcomes are still judged.
+ */
+function composedIntentFault(state: DriveState, trace: ActionTrace): CrystalFault | undefined {
+  const intent = trace.intent;
+  if (trace.verb !== 'send' || typeof intent !== 'string' || intent === '') return undefined;
+  const earlier = [...state.actions.values()].filter((t) => t.index < trace.index && t.entity !== undefined && t.entity === trace.entity && typeof t.intent === 'string' && t.intent !== '' && !t.intent.includes(intent) && !intent.includes(t.intent)).map((t) => t.intent as string);
+  if (earlier.length === 0) return undefined;
+  const own = state.crystals.queries.filter((q) => q.action === trace.index && !state.crystals.childCrystal(q.lane) && q.after_outcome === undefined);
+  const users = (q: QueryRecord): string[] => (q.request.messages ?? []).flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+  const at = own.findIndex((q) => {
+    const texts = users(q);
+    return !texts.includes(intent) && texts.some((t) => t.includes(intent) && earlier.some((e) => t.includes(e)));
+  });
+  if (at < 0) return undefined;
+  return {
+    kind: 'fail',
+    message: `'${trace.name}' sent its intent to the crystal only composed with an earlier intent of the same entity in one user message, never as a message of its own (request ${at} of the send)`,
+    rules: ['INTENT-2'],
+    departs: ['requests'],
   };
 }
 

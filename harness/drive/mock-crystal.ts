@@ -65,13 +65,14 @@ export interface CrystalFault {
 
 /**
  * A part of the run record a departure can leave unreliable on its own: `loom`; `call-turn`, the call
- * turn a loom without one does not have (CALL-4), and so the threads that would start from it; or one action whose cast
+ * turn a loom without one does not have (CALL-4), and so the threads that would start from it; `requests`,
+ * what the crystals were sent (a send's intent composed with earlier ones, INTENT-2); or one action whose cast
  * ended before its script did, after which the kit moved the crystal's script on to the next action's
  * steps (MockCrystals.realignAfter): what that action came back with, the loom, and the requests to its
  * lane after the first `through + 1` (counted from the start; counted from the end, those of later actions
  * are where the script put them again).
  */
-export type DepartedPart = 'loom' | 'call-turn' | { action: string; lane: string; through: number };
+export type DepartedPart = 'loom' | 'call-turn' | 'requests' | { action: string; lane: string; through: number };
 
 /** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */
 function followsDone(request: CrystalRequest): boolean {

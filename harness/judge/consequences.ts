@@ -37,6 +37,7 @@ export interface RunCounts {
 /** Whether a path reads something the departed part left unreliable. */
 function readsDeparted(path: string, part: DepartedPart, counts: RunCounts | undefined): boolean {
   const { root, name, index } = partsOf(path);
+  if (part === 'requests') return root === 'requests';
   if (part === 'call-turn') return root === 'threads' || (LOOM_ROOTS.has(root) && /\[role=(?:call|identity)\]/.test(path));
   if (LOOM_ROOTS.has(root)) return true;
   if (part === 'loom') return false;
@@ -78,6 +79,6 @@ export function consequenceOf<F extends Departure>(paths: readonly string[], fau
  * the ambient checks that read the loom are then not judged (harness/judge/invariants.ts).
  */
 export function loomDeparture(faults: readonly Departure[]): string[] | undefined {
-  const f = faults.find((x) => x.rules !== undefined && x.rules.length > 0 && x.departs !== undefined && x.departs.some((p) => p !== 'call-turn'));
+  const f = faults.find((x) => x.rules !== undefined && x.rules.length > 0 && x.departs !== undefined && x.departs.some((p) => p !== 'call-turn' && p !== 'requests'));
   return f?.rules;
 }

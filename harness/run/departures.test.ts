@@ -344,6 +344,29 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     ]);
   });
 
+  it('INTENT-2: a send whose intent reaches the crystal only composed with an earlier one is the fault; what the case reads of those requests is its consequence, the outcomes still judged', async () => {
+    const text = caseFile(
+      'two-sends-to-one-entity',
+      ['ENTITY-5', 'LOOP-5'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done], wards: { max_turns: 2 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: done, args: { answer: one } }]
+          - tool_calls: [{ gate: done, args: { answer: two } }]
+    act:
+      - invoke: { as: chat }
+      - send: { entity: chat, intent: "first goal", as: one }
+      - send: { entity: chat, intent: "second goal", as: two }
+    expect:
+      - { path: "requests.parent[1].messages", contains: { role: user, content: "second goal" }, rule: LOOP-5 }
+      - { path: "requests.parent[1].messages", contains: { role: user, content: "first goal" }, rule: ENTITY-5 }
+      - { path: outcomes.two.result, equals: two, rule: ENTITY-5 }
+`,
+    );
+    await expectAttributed(text, 'sends-composed-into-one-intent', ['INTENT-2']);
+  });
+
   it('INTENT-1: a send given no intent that queries anyway is judged by the case\'s own expectations, not blamed on INTENT-2', async () => {
     const text = caseFile(
       'send-with-no-intent',
