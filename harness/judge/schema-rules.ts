@@ -109,6 +109,8 @@ const TABLES: Record<string, Table> = {
     entries: [
       // The tool_call_id ties each entry of the composite observation to the call it answers.
       { at: '/tool_call_id', rules: ['CIRCLE-4', 'CIRCLE-7'] },
+      // A record naming the empty gate is faithful to a call that named none: acting on it is what broke (CRYSTAL-4).
+      { at: '/gate', keywords: ['minLength'], rules: ['CRYSTAL-4'], section: '§2.1' },
       { at: '/gate', rules: ['CIRCLE-4', 'CIRCLE-7'] },
       { at: '/ok', rules: ['CIRCLE-4', 'CIRCLE-5'] },
       // A result on a failed call is the failure shape of CIRCLE-5; otherwise result is what CIRCLE-4 returns.
@@ -123,7 +125,11 @@ const TABLES: Record<string, Table> = {
   // §4.3 of 0.2.0 and 0.3.1: the text GateCallRecord; both catalogs place the contract under CIRCLE-4.
   'gate-call-record-text': {
     section: '§4.3',
-    entries: [{ at: '/**', rules: ['CIRCLE-4'] }],
+    entries: [
+      // As for the seed's record: an empty gate name records a call that named none, acted on (CRYSTAL-4).
+      { at: '/gate_name', keywords: ['minLength'], rules: ['CRYSTAL-4'], section: '§2.1' },
+      { at: '/**', rules: ['CIRCLE-4'] },
+    ],
   },
   // §2.1: the crystal contract, query(messages, tools?, tool_choice?).
   'crystal-request': {

@@ -70,6 +70,8 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'no-call-turn': { cases: ['call3-call-record-holds-no-gates', 'call4-call-turn-is-the-root', 'thread-is-the-root-to-leaf-path'], rules: ['CALL-4'] },
   // The drive finds the send's intent composed with an earlier one (harness/drive/course.ts): what the cases read of those requests' messages is its consequence, not ENTITY-5, INTENT-3, LOOP-5 or ENTITY-6.
   'sends-composed-into-one-intent': { cases: ['invoked-entity-keeps-state-across-sends', 'loop5-call-and-intent-on-every-send', 'intent3-each-cast-records-its-own-intent', 'entity5-third-send-sees-all-history', 'entity6-interleaved-invocations-stay-apart'], rules: ['INTENT-2'] },
+  // The nameless call, acted on, is recorded with the empty name it had: the record's schema finding is CRYSTAL-4's (harness/judge/schema-rules.ts), not CIRCLE-4's or CIRCLE-7's.
+  'nameless-call-acted-on': { cases: ['crystal4-gate-name-missing'], rules: ['CRYSTAL-4'] },
   'turns-written-when-the-cast-ends': { cases: ['loom1-first-two-turns-are-in-the-loom-at-the-third-query', 'loom1-a-second-send-finds-its-first-turns-in-the-loom-mid-cast', 'loom1-a-child-finds-its-first-turns-in-the-loom-mid-cast'], rules: ['LOOM-1'] },
 };
 
