@@ -8,7 +8,7 @@
  * evidence either. Every other expectation is still judged, so a departure never hides a rule broken
  * elsewhere.
  */
-import type { DepartedPart } from '../drive/mock-crystal.ts';
+import type { DepartedPart } from '../drive/index.ts';
 
 /** What a fault needs to say for its consequences to be found. */
 export interface Departure {
