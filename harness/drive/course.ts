@@ -134,7 +134,8 @@ function makesATurn(r: CrystalResponse): boolean {
 function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readonly CrystalFault[]): CrystalFault | undefined {
   const setup = state.prepared.setup;
   const circle = setup.circle;
-  if (!RUNS_AN_ENTITY.has(trace.verb) || circle?.medium !== 'conversation' || trace.entity === undefined || !trace.appended || !state.loomAvailable) return undefined;
+  // An empty loom says nothing to count against: an implementation may answer loom() with no turns rather than refuse it.
+  if (!RUNS_AN_ENTITY.has(trace.verb) || circle?.medium !== 'conversation' || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
   if (circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
   // Turns under an entity nobody produced cannot be counted per entity (ENTITY-1 says what went wrong).
   if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
