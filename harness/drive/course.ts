@@ -24,10 +24,20 @@
  *   one), and no more than the queries a children's crystal or lane received (a child with a turn
  *   queried at least once). Some entity then came from neither a cast nor an invocation. Not judged on a
  *   code circle, whose delegations the harness cannot count.
- * Only conversation circles are judged for the first three, where a reply's calls are all the turn's.
+ * - **LOOM-7**: the loom holds more turns of a cast's entity than the queries that entity made in it: a
+ *   turn that did not happen is stored (one more, empty, after the turn cap), so the turn that really
+ *   ended the thread is not the one that says how it ended.
+ * - **LOOM-1**: the loom holds fewer turns of a cast's entity than the well-formed replies it was served
+ *   in it (each gate call turn and each text-only reply makes a turn): a turn was never written.
+ * Only conversation circles are judged for these, where a reply's calls are all the turn's. The last two
+ * count turns against queries only where nothing else makes a turn without a reply or one turn of two
+ * queries: no wall-clock ward or token budget (a cast cut off while it waits, or before it asks again,
+ * stores a turn the crystal never answered), no folding, no forced tool use (a simulated forcing asks
+ * again within one turn). They depart the loom only: what the case reads of the requests and outcomes is
+ * still judged (harness/judge/consequences.ts).
  */
 import type { CastOutcome } from '../../schemas/adapter.ts';
-import type { CrystalResponse, ToolCall } from '../../schemas/records.ts';
+import type { CrystalResponse, ToolCall, Turn } from '../../schemas/records.ts';
 import type { DriveState } from './drive-state.ts';
 import { UNPLACED_LANE, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
 import type { ActionTrace } from './run-record.ts';
@@ -53,13 +63,35 @@ export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFaul
   const outcome = state.record.outcomes[trace.name] as CastOutcome | undefined;
   if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && state.prepared.setup.circle?.medium === 'conversation') {
     const fault = endingFault(state, trace);
-    if (fault) faults.push(fault);
+    if (fault) faults.push(realigned(state, trace, fault));
   }
+  const composed = composedIntentFault(state, trace);
+  if (composed) faults.push(composed);
   const reused = reusedEntityFault(state, trace);
   if (reused) faults.push(reused);
   const stray = strayEntityFault(state);
   if (stray) faults.push(stray);
+  // After the stray entity: turns under an entity nobody produced cannot be counted per entity.
+  const recorded = recordedTurnsFault(state, trace, faults);
+  if (recorded) faults.push(recorded);
   return faults;
+}
+
+/**
+ * A cast that ended before its script did leaves the rest of its steps unserved: moved past them, the
+ * script answers the next action from its own steps, so what later actions come back with is still
+ * judged, and the departure is that action's (harness/judge/consequences.ts). Only where the cast's own
+ * queries all went to one lane and its remaining steps end within its turn cap.
+ */
+function realigned(state: DriveState, trace: ActionTrace, fault: CrystalFault): CrystalFault {
+  const own = state.crystals.queries.filter((q) => q.action === trace.index && !state.crystals.childCrystal(q.lane) && q.after_outcome === undefined);
+  const lanes = new Set(own.map((q) => q.lane));
+  const cap = state.prepared.setup.circle?.wards?.max_turns;
+  if (lanes.size !== 1 || cap === undefined) return fault;
+  const lane = [...lanes][0]!;
+  if (!state.crystals.realignAfter(lane, cap - own.length)) return fault;
+  const through = state.crystals.queries.filter((q) => q.lane === lane && q.after_outcome === undefined && q.action <= trace.index).length - 1;
+  return { ...fault, departs: [{ action: trace.name, lane, through }] };
 }
 
 /** A terminated cast that its replies could not have ended (LOOP-6, CRYSTAL-5, LOOP-4 / CIRCLE-6). */
@@ -86,6 +118,86 @@ function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | unde
   if (cap === undefined || setup.folding !== undefined || replies.length < cap) return undefined;
   if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true))) return undefined;
   return { kind: 'fail', message: `'${trace.name}' came back terminated although its first ${cap} replies each made a turn that does not end the cast: the max_turns ward of ${cap} had cut it off`, rules: ['LOOP-4', 'CIRCLE-6'] };
+}
+
+/** The roles of a turn that records a crystal's reply: `crystal` until 0.2.0, `turn` at 0.3.1 (§6.1). */
+const CRYSTAL_TURN_ROLES: ReadonlySet<string> = new Set(['crystal', 'turn']);
+
+/** A well-formed reply, which makes a turn whatever the implementation reads into it: named gate calls with distinct ids, or text alone. */
+function makesATurn(r: CrystalResponse): boolean {
+  const calls = callsOf(r);
+  if (calls.length === 0) return textOnly(r);
+  return new Set(calls.map((c) => c.id)).size === calls.length && calls.every((c) => typeof c.gate === 'string' && c.gate !== '');
+}
+
+/** The turns the action stored for its entity against the queries that entity made (LOOM-7: one too many; LOOM-1: one missing). */
+function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readonly CrystalFault[]): CrystalFault | undefined {
+  const setup = state.prepared.setup;
+  const circle = setup.circle;
+  // An empty loom says nothing to count against: an implementation may answer loom() with no turns rather than refuse it.
+  if (!RUNS_AN_ENTITY.has(trace.verb) || circle?.medium !== 'conversation' || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
+  if (circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
+  // Turns under an entity nobody produced cannot be counted per entity (ENTITY-1 says what went wrong).
+  if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
+  const mine = state.crystals.queries.filter((q) => q.action === trace.index);
+  const crystalTurns = trace.appended.filter((t) => CRYSTAL_TURN_ROLES.has(t.role as string));
+  // A turn that keeps nothing (no utterance, no gate call) can stand only for a query that got no reply, or an empty one,
+  // whichever entity of the action (its children too) it belongs to.
+  const isEmpty = (t: Turn): boolean => (t.utterance ?? '') === '' && (t.gate_calls?.length ?? 0) === 0;
+  // A failed query, a raw (possibly invalid, CRYSTAL-3/4) reply or an empty one may be stored as a turn that keeps nothing.
+  const answeredWithNothing = (qs: readonly QueryRecord[]): number =>
+    qs.filter((q) => !q.reply.ok || q.raw === true || !makesATurn(q.reply.response) || (callsOf(q.reply.response).length === 0 && (q.reply.response.content ?? '') === '')).length;
+  const emptyTurns = crystalTurns.filter(isEmpty).length;
+  const emptyable = answeredWithNothing(mine);
+  if (emptyTurns > emptyable) return extraTurn(trace, `${emptyTurns} empty turns, but only ${emptyable} of its ${mine.length} queries were answered with nothing`);
+  // Where children share the cast's crystal unscripted per entity, or a request went unplaced, the entity's own queries cannot be told apart.
+  const main = state.case.setup.crystal;
+  if (mine.some((q) => q.lane === UNPLACED_LANE || (q.lane === main && state.crystals.childCrystal(q.lane)))) return undefined;
+  const own = mine.filter((q) => !state.crystals.childCrystal(q.lane));
+  const turns = crystalTurns.filter((t) => t.entity_id === trace.entity);
+  if (turns.length > own.length) return extraTurn(trace, `${turns.length} turns for its entity, which queried its crystal ${own.length} times`);
+  const made = own.filter((q) => {
+    const r = served(q);
+    return r !== undefined && makesATurn(r);
+  }).length;
+  if (turns.length >= made) return undefined;
+  return {
+    kind: 'fail',
+    message: `'${trace.name}' stored ${turns.length} turns for its entity, but the entity was served ${made} replies that each make a turn: a turn was never written to the loom`,
+    rules: ['LOOM-1'],
+    departs: ['loom'],
+  };
+}
+
+/**
+ * INTENT-2: a send whose intent reached the crystal only inside a user message that also holds an earlier
+ * intent of the same entity (the sends composed into one), never as a message of its own. Departs the
+ * requests only: what the case reads of their messages is its consequence (ENTITY-5's earlier context,
+ * INTENT-3's fixed intent and LOOP-5's intent on every turn are read there), the outcomes are still judged.
+ */
+function composedIntentFault(state: DriveState, trace: ActionTrace): CrystalFault | undefined {
+  const intent = trace.intent;
+  if (trace.verb !== 'send' || typeof intent !== 'string' || intent === '') return undefined;
+  const earlier = [...state.actions.values()].filter((t) => t.index < trace.index && t.entity !== undefined && t.entity === trace.entity && typeof t.intent === 'string' && t.intent !== '' && !t.intent.includes(intent) && !intent.includes(t.intent)).map((t) => t.intent as string);
+  if (earlier.length === 0) return undefined;
+  const own = state.crystals.queries.filter((q) => q.action === trace.index && !state.crystals.childCrystal(q.lane) && q.after_outcome === undefined);
+  const users = (q: QueryRecord): string[] => (q.request.messages ?? []).flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+  const at = own.findIndex((q) => {
+    const texts = users(q);
+    return !texts.includes(intent) && texts.some((t) => t.includes(intent) && earlier.some((e) => t.includes(e)));
+  });
+  if (at < 0) return undefined;
+  return {
+    kind: 'fail',
+    message: `'${trace.name}' sent its intent to the crystal only composed with an earlier intent of the same entity in one user message, never as a message of its own (request ${at} of the send)`,
+    rules: ['INTENT-2'],
+    departs: ['requests'],
+  };
+}
+
+/** LOOM-7: the action stored a turn that did not happen. */
+function extraTurn(trace: ActionTrace, counts: string): CrystalFault {
+  return { kind: 'fail', message: `'${trace.name}' stored ${counts}: the loom holds a turn that did not happen`, rules: ['LOOM-7'], departs: ['loom'] };
 }
 
 /** A cast that came back with an entity an earlier action produced (CANTRIP-2, ENTITY-2); reported once. */

@@ -148,6 +148,20 @@ async function act(state: DriveState): Promise<void> {
   }
 }
 
+/** The roles of the turn that records the call (`call`; `identity` in 0.3.1's words). */
+const CALL_TURN_ROLES: ReadonlySet<string> = new Set(['call', 'identity']);
+
+/**
+ * CALL-4: a loom that holds turns of a cast but no call turn at all keeps no call as its root. Found once,
+ * it departs only what reads that call turn (a path filtered on its role, a thread from its root): those
+ * expectations are its consequences, not failures of CALL-3 or LOOM-2 through a turn that is not there.
+ */
+function callTurnMissing(state: DriveState): CrystalFault | undefined {
+  const turns = state.record.loom.turns;
+  if (!state.loomAvailable || turns.length === 0 || turns.some((t) => CALL_TURN_ROLES.has(t.role as string))) return undefined;
+  return { kind: 'fail', message: `the loom holds ${turns.length} turns and no call turn: the call is not kept as the loom's root`, rules: ['CALL-4'], departs: ['call-turn'] };
+}
+
 /** Reads the loom a last time and files the crystals' requests and the gates' calls into the record. */
 async function finish(state: DriveState): Promise<DriveResult> {
   const { record, crystals, gates, wire } = state;
@@ -179,6 +193,8 @@ async function finish(state: DriveState): Promise<DriveResult> {
     const unused = credentialUnused(record.credential);
     if (unused !== undefined) state.faults.push({ kind: 'skip', message: unused });
   }
+  const rootless = callTurnMissing(state);
+  if (rootless) state.faults.push(rootless);
   const faults = [...crystals.faults, ...state.faults];
   if (state.misrouted) faults.unshift({ kind: 'error', message: state.misrouted });
   return { record, actions: state.actions, prepared: state.prepared, faults, loomAvailable: state.loomAvailable, queries: crystals.queries, wire: wire !== undefined };

@@ -48,6 +48,8 @@ export class EntityLanes {
   private readonly actionIntents: string[];
   /** Whether an action runs an entity without a text intent, whose requests can only be placed by elimination. */
   private readonly actionWithoutIntent: boolean;
+  /** The indices of the casts and sends the case gives no intent (INTENT-1 has them refused). */
+  private readonly withoutIntent: ReadonlySet<number>;
   /** Every intent the case gives: its actions' and those its scripts delegate to children. */
   private readonly knownIntents: string[];
   /** Every text that tells an entity: the known intents, every `by_intent` key and every lane's intents. */
@@ -68,7 +70,14 @@ export class EntityLanes {
       ...Object.values(k.by_entity ?? {}).flatMap((l) => [...(l.intents ?? []), ...Object.keys(l.by_intent ?? {})]),
     ]);
     this.entityKeys = [...new Set([...this.knownIntents, ...keys])];
-    this.actionWithoutIntent = c.act.some((a) => ('cast' in a && typeof a.cast.intent !== 'string') || ('send' in a && typeof a.send.intent !== 'string'));
+    const lacking = c.act.flatMap((a, i) => (('cast' in a && typeof a.cast.intent !== 'string') || ('send' in a && typeof a.send.intent !== 'string') ? [i] : []));
+    this.withoutIntent = new Set(lacking);
+    this.actionWithoutIntent = lacking.length > 0;
+  }
+
+  /** Whether the action at `index` is a cast or send the case gives no intent: its requests can carry none. */
+  givesNoIntent(index: number): boolean {
+    return this.withoutIntent.has(index);
   }
 
   /** The lanes of every shared crystal: the children's scripts. */

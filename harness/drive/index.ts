@@ -3,6 +3,7 @@ export { translateBuiltinCall } from './builtin-arguments.ts';
 export { driveCase } from './drive.ts';
 export type { DriveResult } from './drive.ts';
 export { DEFAULT_USAGE, MockCrystals, firstUserText } from './mock-crystal.ts';
+export type { DepartedPart } from './mock-crystal.ts';
 export { OutcomeWatch, watchedCase } from './outcome-watch.ts';
 export { scriptsAWait } from './scripted-waits.ts';
 export { prepareSetup } from './setup.ts';

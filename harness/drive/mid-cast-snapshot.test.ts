@@ -33,8 +33,13 @@ cases:
       - { path: "snapshots.mid[role=crystal][1].id", same_as: "loom.cast(first)[1].id" }
 `;
 
+// The loom's root, the call (CALL-4); each crystal turn keeps the reply it recorded (a turn that keeps nothing would be one that did not happen, LOOM-7).
+const CALL_TURN: Turn = {
+  id: 't0', parent_id: null, cantrip_id: 'c1', entity_id: 'e1', role: 'call', sequence: 0, utterance: '', observation: '', gate_calls: [], call: { system_prompt: 'p', hyperparameters: {} },
+  metadata: { tokens_prompt: 0, tokens_completion: 0, tokens_cached: 0, duration_ms: 0, timestamp: '2026-01-01T00:00:00Z' }, reward: null, terminated: false, truncated: false,
+};
 const turn = (n: number): Turn => ({
-  id: `t${n}`, parent_id: n === 1 ? null : `t${n - 1}`, cantrip_id: 'c1', entity_id: 'e1', role: 'crystal', sequence: n, utterance: '', observation: '', gate_calls: [],
+  id: `t${n}`, parent_id: `t${n - 1}`, cantrip_id: 'c1', entity_id: 'e1', role: 'crystal', sequence: n, utterance: ['one', 'two', 'three'][n - 1]!, observation: '', gate_calls: [],
   metadata: { tokens_prompt: 1, tokens_completion: 1, tokens_cached: 0, duration_ms: 0, timestamp: '2026-01-01T00:00:00Z' }, reward: null, terminated: n === 3, truncated: false,
 });
 
@@ -46,7 +51,7 @@ const refused = <T>(): Promise<Result<T>> => Promise.resolve({ ok: false, error:
  * or never; after the cast it always answers. `log` keeps the order of what happened.
  */
 function fakeImplementation(loomMidCast: 'answers' | 'refuses' | 'never', log: string[] = []): Adapter {
-  const turns: Turn[] = [];
+  const turns: Turn[] = [structuredClone(CALL_TURN)];
   let host: Host | undefined;
   let running = false;
   return {
@@ -71,7 +76,7 @@ function fakeImplementation(loomMidCast: 'answers' | 'refuses' | 'never', log: s
       if (loomMidCast === 'never') return new Promise<never>(() => undefined);
       if (loomMidCast === 'refuses') return { ok: false, error: { message: 'busy' } };
       await new Promise((resolve) => setTimeout(resolve, 20));
-      log.push(`loom answered with ${turns.length} turns`);
+      log.push(`loom answered with ${turns.filter((t) => t.role === 'crystal').length} turns`);
       return { ok: true, value: { turns: structuredClone(turns) } };
     },
     invoke: refused,
@@ -90,10 +95,10 @@ describe('snapshot_loom on a crystal step (feature loom-during-cast, LOOM-1)', (
     const log: string[] = [];
     const drive = await driveCase(c, fakeImplementation('answers', log), DESCRIPTION);
     expect(drive.faults).toEqual([]);
-    expect(drive.record.snapshots.mid?.map((t) => t.id)).toEqual(['t1', 't2']);
+    expect(drive.record.snapshots.mid?.filter((t) => t.role === 'crystal').map((t) => t.id)).toEqual(['t1', 't2']);
     expect(log).toEqual(['reply 1 received', 'reply 2 received', 'loom asked', 'loom answered with 2 turns', 'reply 3 received']);
     // After the cast the loom has all three: the snapshot was taken mid-cast, not copied from the end.
-    expect(drive.record.loom.turns.map((t) => t.id)).toEqual(['t1', 't2', 't3']);
+    expect(drive.record.loom.turns.filter((t) => t.role === 'crystal').map((t) => t.id)).toEqual(['t1', 't2', 't3']);
   });
 
   it('the case passes on LOOM-1 when the earlier turns were there mid-cast', async () => {

@@ -57,7 +57,25 @@ export interface CrystalFault {
   rules?: string[];
   /** A `fail` of a sentence that has no rule id in any draft, by its section (`§4.5`): the case fails blaming none of its rules. */
   unnumbered?: string;
+  /**
+   * What the departure leaves unreliable, when it is less than the whole run: `loom`, the loom's record of
+   * the run (a turn stored that did not happen, or a reply's turn missing), while the replies went where
+   * the script sent them. Expectations and ambient checks that read it are its consequences; the rest are
+   * still judged (harness/judge/consequences.ts). Absent: the whole run, since the script's replies went astray.
+   */
+  departs?: DepartedPart[];
 }
+
+/**
+ * A part of the run record a departure can leave unreliable on its own: `loom`; `call-turn`, the call
+ * turn a loom without one does not have (CALL-4), and so the threads that would start from it; `requests`,
+ * what the crystals were sent (a send's intent composed with earlier ones, INTENT-2); or one action whose cast
+ * ended before its script did, after which the kit moved the crystal's script on to the next action's
+ * steps (MockCrystals.realignAfter): what that action came back with, the loom, and the requests to its
+ * lane after the first `through + 1` (counted from the start; counted from the end, those of later actions
+ * are where the script put them again).
+ */
+export type DepartedPart = 'loom' | 'call-turn' | 'requests' | { action: string; lane: string; through: number };
 
 /** Whether the request's last assistant message called done: a query after it is one LOOP-3 rules out. */
 function followsDone(request: CrystalRequest): boolean {
@@ -233,6 +251,9 @@ export class MockCrystals {
     if (!step) {
       // Queried after a reply that called done: the script ran out because the loop went on (LOOP-3).
       if (followsDone(request) && this.watch.servedDone(crystal, this.lanes.entityIntent(request))) return this.fault('fail', `crystal '${crystal}' was queried again after a reply that called done (request #${index}; its script is exhausted): the loop did not stop`, ['LOOP-3']);
+      // A cast or send given no intent that queried at all was not refused: its request can carry no intent, so
+      // INTENT-2 is not what broke; the case's own expectations judge the run it should have refused (INTENT-1).
+      if (this.lanes.givesNoIntent(entry.action)) return this.fault('fail', `crystal '${crystal}' has no scripted response for request #${index}, made by an action the case gives no intent`);
       // A request that carries no intent the case gives cannot be told from another entity's: INTENT-2, as on a shared crystal.
       if (!this.lanes.carriesEntityKey(request)) return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index}, which carries no intent of the case's entities among its user messages: the harness cannot tell which entity asked`, ['INTENT-2']);
       return this.fault('fail', `crystal '${crystal}' has no scripted response left for request #${index} (its script is exhausted)`);
@@ -276,6 +297,22 @@ export class MockCrystals {
     }
     if ((step.tool_calls ?? []).some((t) => t.gate === 'done')) this.watch.noteDone(crystal, this.lanes.entityIntent(request), callsDoneForCertain(step));
     return { ok: true, response };
+  }
+
+  /**
+   * After a cast that ended before its script did, moves `lane`'s script on past that cast's remaining
+   * steps, so the next action is answered from its own: up to and including the first step whose done
+   * call certainly ends a cast, when it comes within the `within` steps the cast still had before its turn
+   * cap (a done in that window can only have been that cast's). Returns whether it did; a lane scripted
+   * by intent, or a window with no such step, is left alone (the whole run is then departed).
+   */
+  realignAfter(lane: string, within: number): boolean {
+    const steps = this.scripts.get(lane);
+    if (!steps || (this.byIntent.get(lane)?.length ?? 0) > 0) return false;
+    const at = steps.slice(0, within).findIndex(callsDoneForCertain);
+    if (at < 0) return false;
+    steps.splice(0, at + 1);
+    return true;
   }
 
   private nextStep(crystal: string, request: CrystalRequest): ScriptStep | undefined {

@@ -22,6 +22,12 @@ export interface ExpectationResult {
   rule?: string;
   /** The level a failure of it counts at in the judged draft; absent: the case's level. */
   level?: 'MUST' | 'SHOULD' | 'MAY';
+  /**
+   * Set on a failure of a case whose run departed from its script (a problem found while driving): true when
+   * it read what the departure left unreliable, so it is the departure's consequence and its rule is not
+   * blamed; false when it was still judged (harness/judge/consequences.ts).
+   */
+  consequence?: boolean;
 }
 
 /**

@@ -2,6 +2,8 @@
 export { checkExpectations, ruleOfExpectation } from './expectations.ts';
 export type { ExpectationResult } from './expectations.ts';
 export { checkInvariants } from './invariants.ts';
+export { consequenceOf, loomDeparture, pathsRead } from './consequences.ts';
+export type { Departure, RunCounts } from './consequences.ts';
 export type { InvariantResult } from './invariants.ts';
 export { normalisePointer, parseCauseKey, problemsInText, rulesForProblem, schemaCause } from './schema-rules.ts';
 export { observeRecordShapes, RECORD_SHAPE_KINDS } from './record-shapes.ts';

@@ -70,6 +70,22 @@ describe('ambient invariants', () => {
     expect(r.rules).toContain('LOOP-1');
   });
 
+  it('a turn stored that did not happen is the drive\'s LOOM-7 finding: the chain and terminal checks are not judged on that loom', async () => {
+    // One more, empty crystal turn after the last real one, numbered out of turn: alternation alone would blame LOOP-1.
+    class ExtraTurn extends Miniature {
+      override async loom(): Promise<Result<{ turns: Turn[] }>> {
+        const result = await super.loom();
+        const last = result.ok ? result.value.turns.filter((t) => t.role === 'crystal').at(-1) : undefined;
+        if (result.ok && last?.terminated === true) result.value.turns.push({ ...last, id: `${last.id}-extra`, parent_id: last.id, sequence: last.sequence + 5, utterance: '', observation: '', gate_calls: [] });
+        return result;
+      }
+    }
+    const result = await runCase(CASE, () => new ExtraTurn(), await new Miniature().describe());
+    expect(result.failed_rules).toEqual(['LOOM-7']);
+    expect(result.invariants.filter((i) => i.status === 'fail').map((i) => i.id)).toEqual([]);
+    expect(result.invariants.find((i) => i.id === 'alternation')?.status).toBe('skipped');
+  });
+
   it('LOOP-1: a turn whose parent is not the previous turn fails alternation', async () => {
     expect((await invariantsWith((t) => (t[1]!.parent_id = t[0]!.parent_id))).failed).toContain('alternation');
   });

@@ -10,6 +10,7 @@ import { scriptSteps, type LoadedCase } from '../case-file/index.ts';
 import type { DriveResult } from '../drive/index.ts';
 import { firstUserText } from '../drive/index.ts';
 import { secretKeptOut } from './secret-kept-out.ts';
+import { loomDeparture } from './consequences.ts';
 import { hasTextRecords, recordContractProblems, TEXT_RECORD_RULE, TEXT_RECORD_SCHEMA, TEXT_RECORDS_SINCE } from './records-per-draft.ts';
 
 export interface InvariantResult {
@@ -42,6 +43,15 @@ const NO_LOOM = 'the adapter refused loom()';
  */
 const strayEntity = (d: DriveResult): boolean => d.faults.some((f) => f.rules?.includes('ENTITY-1') === true);
 const STRAY_ENTITY = 'not judged: the loom holds turns of an entity that no action produced (ENTITY-1), so its turns cannot be grouped by entity';
+/**
+ * A run whose loom holds a turn that did not happen, or misses one (a loom departure found while driving,
+ * LOOM-7 or LOOM-1: harness/drive/course.ts), cannot be read for how its turns chain or end: the checks
+ * of the loom are not judged on it, rather than blaming their own rules for that one finding.
+ */
+function loomNotJudged(d: DriveResult): string | undefined {
+  const rules = loomDeparture(d.faults);
+  return rules === undefined ? undefined : `not judged: the loom's record departs from the run (${rules.join(', ')}, found while driving)`;
+}
 
 /**
  * A schema failure, blamed on the rules that make the failing fields matter (harness/judge/schema-rules.ts):
@@ -143,6 +153,8 @@ function castStarts(d: DriveResult): Set<string> {
 const alternation: Check = (_c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
   if (strayEntity(d)) return skip(STRAY_ENTITY);
+  const departed = loomNotJudged(d);
+  if (departed !== undefined) return skip(departed);
   const byId = new Map(d.record.loom.turns.map((t) => [t.id, t]));
   const groups = crystalTurnsByEntity(d.record.loom.turns);
   if (groups.size === 0) return skip('no crystal turns');
@@ -195,6 +207,8 @@ const terminalState: Check = (_c, d) => {
   const both = d.record.loom.turns.find((t) => t.terminated && t.truncated);
   if (both) return fail(`turn ${both.id} is both terminated and truncated`);
   if (strayEntity(d)) return skip(STRAY_ENTITY);
+  const departed = loomNotJudged(d);
+  if (departed !== undefined) return skip(departed);
   let checked = 0;
   for (const trace of d.actions.values()) {
     const outcome = d.record.outcomes[trace.name];

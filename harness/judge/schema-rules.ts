@@ -108,12 +108,21 @@ const TABLES: Record<string, Table> = {
   // A record that differs is a record-shape finding (record-shapes.ts), never a failure (issue 29).
   'gate-call-record': {
     section: '§4.3',
-    entries: [{ at: '/**', rules: [] }],
+    entries: [
+      // A record naming the empty gate is faithful to a call that named none: acting on it is what broke (CRYSTAL-4).
+      { at: '/gate', keywords: ['minLength'], rules: ['CRYSTAL-4'], section: '§2.1' },
+      // No rule asks the stored record for the rest of the shape §4.3 shows (issue 29): an informational record-shape finding.
+      { at: '/**', rules: [] },
+    ],
   },
   // §4.3 of 0.2.0 and 0.3.1: the text GateCallRecord; both catalogs place the contract under CIRCLE-4.
   'gate-call-record-text': {
     section: '§4.3',
-    entries: [{ at: '/**', rules: ['CIRCLE-4'] }],
+    entries: [
+      // As for the seed's record: an empty gate name records a call that named none, acted on (CRYSTAL-4).
+      { at: '/gate_name', keywords: ['minLength'], rules: ['CRYSTAL-4'], section: '§2.1' },
+      { at: '/**', rules: ['CIRCLE-4'] },
+    ],
   },
   // §2.1: the crystal contract, query(messages, tools?, tool_choice?).
   'crystal-request': {

@@ -38,6 +38,7 @@ export function caseInDraftTerms(c: CaseResult, version: string): CaseResult {
     ...c,
     rules: judgedIds(c.rules, version),
     failed_rules: judgedIds(c.failed_rules, version),
+    ...(c.judged_rules !== undefined && { judged_rules: judgedIds(c.judged_rules, version) }),
     failures: c.failures.map((f) => (f.rule === undefined ? f : { ...f, rule: judgedRuleId(f.rule, version) })),
     invariants: c.invariants.map((i) => ({ ...i, rules: judgedIds(i.rules, version) })),
   };

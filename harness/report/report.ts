@@ -255,7 +255,8 @@ function rollUp(rule: Catalog<string>['rules'][number], cases: CaseResult[]): Ru
   else if (failedBy.some((c) => c.status === 'xfail') || listing.some((c) => c.status === 'xfail')) status = 'xfail';
   // A case that failed on another of its rules still checked this one and saw it hold, unless its run
   // left its script (a driving problem): what it read after that was not judged, so it is no evidence.
-  else if (listing.some((c) => c.status === 'pass' || (c.status === 'fail' && !c.failed_rules.includes(rule.id) && c.problems.length === 0)) || touching.some((c) => c.status === 'pass')) status = 'pass';
+  // A rule whose every expectation read nothing the departure touched (judged_rules) was still judged, and held.
+  else if (listing.some((c) => c.status === 'pass' || (c.status === 'fail' && !c.failed_rules.includes(rule.id) && (c.problems.length === 0 || c.judged_rules?.includes(rule.id) === true))) || touching.some((c) => c.status === 'pass')) status = 'pass';
   else if (listing.length > 0) status = 'skipped';
   else status = 'untested';
   return {

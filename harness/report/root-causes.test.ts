@@ -7,7 +7,7 @@ import { loadCaseText } from '../case-file/load.ts';
 import { buildReport, assertReportValid } from './report.ts';
 import { renderMarkdown, summaryLines } from './markdown.ts';
 import { normaliseText } from '../values/cause-text.ts';
-import { expectationShape, invariantCauses, rootCauses, type CaseFailures } from './root-causes.ts';
+import { expectationShape, invariantCauses, normaliseExpectationPath, rootCauses, type CaseFailures } from './root-causes.ts';
 import { ambientChecks } from './ambient-checks.ts';
 import { runSuite, type SuiteResult } from '../run/run.ts';
 import { schemaCause } from '../judge/schema-rules.ts';
@@ -65,11 +65,29 @@ describe('rootCauses', () => {
       failing('d', { failures: [{ path: 'loom.turns', matcher: 'length', expected: { length: 3 }, actual: [1, 2], why: 'length is 2' }] }),
     ]);
     expect(causes.map((c) => [c.key, c.cases, c.rules])).toEqual([
-      ['expectation outcomes.first.status equals: "terminated" → "truncated"', ['a', 'b'], ['LOOP-3', 'LOOP-6']],
-      ['expectation loom.turns length 3: length is #', ['d'], ['LOOP-3']],
-      ['expectation outcomes.first.status equals: "terminated" → "errored"', ['c'], ['LOOP-3']],
+      ['expectation outcomes.….status equals: "terminated" → "truncated"', ['a', 'b'], ['LOOP-3', 'LOOP-6']],
+      ['expectation loom.turns length <number>: length is #', ['d'], ['LOOP-3']],
+      ['expectation outcomes.….status equals: "terminated" → "errored"', ['c'], ['LOOP-3']],
     ]);
     expect(causes[0]!.example).toEqual({ case: 'a', path: 'outcomes.first.status', matcher: 'equals', expected: { equals: 'terminated' }, actual: 'truncated', why: 'values differ' });
+  });
+
+  it('one cause read under the names and data each case chose is one group (issue 29: 78 groups for 25 causes)', () => {
+    const usage = (id: string, action: string, prompt: number) =>
+      failing(id, { failures: [{ path: `outcomes.${action}.usage`, matcher: 'equals', expected: { equals: { prompt, completion: 5, cached: 0 } }, actual: { prompt: 0, completion: 0, cached: 0 }, why: 'values differ', rule: 'PROD-3' }] });
+    const tokens = (id: string, action: string, index: number, prompt: number) =>
+      failing(id, { failures: [{ path: `loom.cast(${action})[${index}].metadata.tokens_prompt`, matcher: 'equals', expected: { equals: prompt }, actual: 0, why: 'values differ', rule: 'LOOM-9' }] });
+    const intent = (id: string, crystal: string, text: string) =>
+      failing(id, { failures: [{ path: `requests.${crystal}[0].messages[role=user][0].content`, matcher: 'equals', expected: { equals: text }, actual: 'Context follows.', why: 'values differ', rule: 'INTENT-2' }] });
+    const causes = rootCauses([usage('a', 'first', 120), usage('b', 'r1', 22), tokens('c', 'first', 1, 77), tokens('d', 'two', 0, 400), intent('e', 'parent', 'Say hi'), intent('f', 'child', 'summarise the data')]);
+    expect(causes.map((c) => [c.key, c.cases])).toEqual([
+      ['expectation loom.cast(…)[#].metadata.tokens_prompt equals <number>: values differ', ['c', 'd']],
+      ['expectation outcomes.….usage equals <object>: values differ', ['a', 'b']],
+      ['expectation requests.…[#].messages[role=user][#].content equals <string>: values differ', ['e', 'f']],
+    ]);
+    // What the path reads still tells causes apart: a filter or another field is another part of the run.
+    expect(normaliseExpectationPath('requests.parent[*].messages[role=tool][-1].content')).toBe('requests.…[*].messages[role=tool][#].content');
+    expect(normaliseExpectationPath('loom.spawned(first)[0].turns[role=crystal]')).toBe('loom.spawned(…)[#].turns[role=crystal]');
   });
 
   it('errored cases group by their normalised reason; passing and expected failures are left out', () => {

@@ -18,7 +18,7 @@ export interface CaseFailures {
   /** The rules the case shows broken, when known: a driving problem is blamed on these. */
   failed_rules?: string[];
   reason?: string;
-  failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string; rule?: string }[];
+  failures: { path: string; matcher: string; expected: unknown; actual?: unknown; why?: string; rule?: string; consequence?: boolean }[];
   invariants: { id: string; rules: string[]; status: string; detail?: string; cause?: string }[];
   problems: string[];
 }
@@ -118,14 +118,40 @@ export function exampleDetail(detail: string | undefined, line: string): string 
   return clipText(match ? `${lines[0]!.trim()} ${match.trim()}` : line);
 }
 
-/** What a case's expectation failure groups under: path, matcher, the value asked for, and the difference. */
+/**
+ * The run record's roots whose next segment is a name the case chose (an action's `as`, a crystal, a gate,
+ * a thread or snapshot label), and the loom helpers whose argument is one.
+ */
+const NAMED_ROOT = /^(outcomes|errors|failures|entities|forks|mutations|threads|snapshots|cantrips|requests|replies|after_outcome|concurrency|wire_waits|gates|acp_sessions|acp_prompts)\.[^.[\s]+/;
+const NAMED_HELPER = /\.(cast|entity|spawned|appended)\([^()]*\)/g;
+
+/**
+ * A path with what one case names differently from another taken out: the action, crystal or gate name
+ * after a root, a loom helper's argument, and each index (`outcomes.first.usage` and `outcomes.r1.usage`,
+ * `loom.cast(a)[1]` and `loom.cast(b)[0]`, read the same part of a run). Filters (`[role=user]`) and
+ * `[*]` say which part, and stay.
+ */
+export function normaliseExpectationPath(path: string): string {
+  return path
+    .trim()
+    .replace(NAMED_ROOT, (m) => `${m.slice(0, m.indexOf('.'))}.…`)
+    .replace(NAMED_HELPER, (_m, helper: string) => `.${helper}(…)`)
+    .replace(/\[-?\d+\]/g, '[#]');
+}
+
+/**
+ * What a case's expectation failure groups under: the part of the run it read (its path normalised), the
+ * matcher, and the difference. The value asked for is the case's own data (a usage its script served, an
+ * intent it gave): only a named state (`terminated`, `true`, `null`) is kept, and otherwise its type, so
+ * one wrong usage record across ten cases with ten different scripted numbers is one cause, not ten.
+ */
 function expectationKey(f: CaseFailures['failures'][number]): string {
   const shape = expectationShape(f);
   const wanted = typeof f.expected === 'object' && f.expected !== null ? (f.expected as Record<string, unknown>)[f.matcher] : f.expected;
-  // Named states already show both sides; any other value asked for is part of the cause, so two
-  // different wrong values under one path are two problems, not one.
-  const asked = shape.includes('→') ? '' : ` ${clipText(JSON.stringify(wanted) ?? 'undefined', 120)}`;
-  return `expectation ${f.path} ${f.matcher}${asked}: ${shape}`;
+  const value = stateLike(wanted) ? JSON.stringify(wanted) : `<${jsonType(wanted)}>`;
+  // Named states already show both sides in the difference.
+  const asked = shape.includes('→') ? '' : ` ${value}`;
+  return `expectation ${normaliseExpectationPath(f.path)} ${f.matcher}${asked}: ${shape}`;
 }
 
 /**
@@ -143,9 +169,11 @@ export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
     out.push({ key: `errored: ${normaliseText(reason.split('\n')[0]!)}`, kind: 'errored', rules: c.rules, example: { case: c.id, detail: clipText(reason) } });
   }
   // A driving problem means the run left its script (its actions stopped, or the crystal was asked
-  // past its script): the expectations then read a run that is not the case's, so they are symptoms.
-  const stopped = c.status === 'errored' || c.problems.length > 0;
-  for (const f of stopped ? [] : c.failures) {
+  // past its script): the expectations that read what it departed are symptoms. A failure marked
+  // `consequence: false` read nothing the departure touched and is a cause of its own; an unmarked one
+  // under a problem comes from a report written before failures were marked, and stays a symptom.
+  const symptom = (f: CaseFailures['failures'][number]): boolean => c.status === 'errored' || f.consequence === true || (c.problems.length > 0 && f.consequence === undefined);
+  for (const f of c.failures.filter((x) => !symptom(x))) {
     out.push({
       key: expectationKey(f),
       kind: 'expectation',
@@ -167,7 +195,10 @@ export function sightings(c: CaseFailures, withInvariants = false): Sighting[] {
       });
     }
   }
-  const problemRules = c.failed_rules && c.failed_rules.length > 0 ? c.failed_rules : c.rules;
+  // A driving problem is blamed on the case's failed rules, less those only its still-judged failures show broken.
+  const judgedOnly = new Set(c.failures.filter((f) => f.consequence === false).flatMap((f) => (f.rule === undefined ? [] : [f.rule])));
+  const faultRules = (c.failed_rules ?? []).filter((r) => !judgedOnly.has(r));
+  const problemRules = faultRules.length > 0 ? faultRules : c.failed_rules && c.failed_rules.length > 0 ? c.failed_rules : c.rules;
   for (const p of c.problems) out.push({ key: `problem: ${normaliseText(p.split('\n')[0]!)}`, kind: 'problem', rules: problemRules, example: { case: c.id, detail: clipText(p) } });
   const seen = new Set<string>();
   return out.filter((s) => !seen.has(s.key) && seen.add(s.key));

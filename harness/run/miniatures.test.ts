@@ -60,6 +60,18 @@ const EXPECTED: Record<Defect, { cases: string[]; rules: string[] }> = {
   'child-context-dropped': { cases: ['comp-context-data-reaches-the-child'], rules: ['COMP-4'] },
   'child-throw-read-as-no-answer': { cases: ['comp8-child-that-throws-returns-an-error-to-the-parent'], rules: ['COMP-8'] },
   // Seen only by a loom read while the cast runs (loom-during-cast): after the cast every turn is there, in order.
+  // The send that should have been refused queries the crystal with no intent: that is not INTENT-2 (there is no intent to lead with), so the case's own expectations blame INTENT-1.
+  'send-without-intent-accepted': { cases: ['intent1-send-without-intent-refused'], rules: ['INTENT-1'] },
+  // The drive finds the turn that did not happen (harness/drive/course.ts): the turn counts, sequences and terminal flags the cases and ambient checks read of that loom are its consequences, not CIRCLE-6, LOOP-2, LOOP-4, LOOP-6, ENTITY-4, LOOM-10, WARD-1 or LOOP-1.
+  'empty-turn-after-the-cap': { cases: ['max-turns-truncates-the-cast', 'loop2-runaway-crystal-stopped-at-three', 'loop4-single-turn-cap', 'entity4-finished-entity-keeps-its-thread', 'loom7-truncated-only-on-the-last-turn', 'ward1-child-turn-cap-is-the-smaller'], rules: ['LOOM-7'] },
+  // The drive finds the reply whose turn was never written: the cases' reads of the loom's terminal flags are its consequences, not LOOP-6's.
+  'text-turns-not-recorded': { cases: ['require-done-text-reply-continues', 'loop6-require-done-only-text-is-truncated'], rules: ['LOOM-1'] },
+  // Every loom lacks its call turn, so every case that reads a loom fails CALL-4, and only CALL-4: what reads the call turn (CALL-3's record of the call, LOOM-2's link to it) is its consequence.
+  'no-call-turn': { cases: ['call3-call-record-holds-no-gates', 'call4-call-turn-is-the-root', 'thread-is-the-root-to-leaf-path'], rules: ['CALL-4'] },
+  // The drive finds the send's intent composed with an earlier one (harness/drive/course.ts): what the cases read of those requests' messages is its consequence, not ENTITY-5, INTENT-3, LOOP-5 or ENTITY-6.
+  'sends-composed-into-one-intent': { cases: ['invoked-entity-keeps-state-across-sends', 'loop5-call-and-intent-on-every-send', 'intent3-each-cast-records-its-own-intent', 'entity5-third-send-sees-all-history', 'entity6-interleaved-invocations-stay-apart'], rules: ['INTENT-2'] },
+  // The nameless call, acted on, is recorded with the empty name it had: the record's schema finding is CRYSTAL-4's (harness/judge/schema-rules.ts), not CIRCLE-4's or CIRCLE-7's.
+  'nameless-call-acted-on': { cases: ['crystal4-gate-name-missing'], rules: ['CRYSTAL-4'] },
   'turns-written-when-the-cast-ends': { cases: ['loom1-first-two-turns-are-in-the-loom-at-the-third-query', 'loom1-a-second-send-finds-its-first-turns-in-the-loom-mid-cast', 'loom1-a-child-finds-its-first-turns-in-the-loom-mid-cast'], rules: ['LOOM-1'] },
 };
 

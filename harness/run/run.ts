@@ -16,9 +16,9 @@ import { setMaxListeners } from 'node:events';
 import type { Adapter, CrystalTransport, Description } from '../../schemas/adapter.ts';
 import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
-import { checkExpectations, driveAsReadAt, type ExpectationResult } from '../judge/index.ts';
+import { checkExpectations, consequenceOf, driveAsReadAt, pathsRead, type Departure, type ExpectationResult, type RunCounts } from '../judge/index.ts';
 import { driveCase } from '../drive/index.ts';
-import { catalogOf } from '../../spec/drafts.ts';
+import { catalogOf, mapRuleId } from '../../spec/drafts.ts';
 
 const draftRuleIds = new Map<string, Set<string>>();
 /** The rule IDs of a draft's catalog (read once per draft). */
@@ -72,6 +72,12 @@ export interface CaseResult {
    * rule), and the case's rules when a driving problem failed it. Ambient invariants are not counted here.
    */
   failed_rules: string[];
+  /**
+   * When the run departed from its script (a problem found while driving): the rules of the case whose
+   * every expectation read nothing the departure left unreliable, so they were still judged (those not in
+   * `failed_rules` held). Absent without a problem.
+   */
+  judged_rules?: string[];
   /**
    * How the records of the case's loom differ from the shapes the spec shows (harness/judge/record-shapes.ts):
    * never a failure, gathered once per run by the report. Absent when the case did not run to a verdict.
@@ -334,6 +340,8 @@ async function runDrive(
     const draft = c.judged_draft ?? chooseDraft(description);
     // Paths read a later draft's text gate records in the case file's one vocabulary (harness/judge/records-per-draft.ts).
     const checked = checkExpectations(c.expect, driveAsReadAt(drive, draft), c.rules);
+    // Each result with the paths its expectation reads, to tell a departure's consequences from what is still judged.
+    const read = new Map(checked.map((e, i) => [e, pathsRead(c.expect[i])]));
     const failures = checked.filter((e) => !e.ok);
     // Ambient invariants are recorded here but judged once over the whole run (harness/report/ambient-checks.ts):
     // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).
@@ -345,10 +353,16 @@ async function runDrive(
       .filter((i) => i.rules.some((r) => inDraft.has(r)));
     const problems = drive.faults.map((f) => f.message);
     const faults = drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) }));
-    const failedRules = failedRulesOf(c, failures, faults);
+    // Under a departure, each failure says whether it read what the departure left unreliable (its consequence) or was still judged.
+    const counts: RunCounts = { requestsIn: (lane) => drive.record.requests[lane]?.length ?? 0 };
+    const marked = problems.length === 0 ? failures : failures.map((f) => ({ ...f, consequence: consequenceOf(read.get(f) ?? [f.path], faults, counts).length > 0 || !faults.some((x) => x.rules?.length) }));
+    const failedRules = failedRulesOf(c, marked, faults);
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
-    const counted = status === 'fail' ? { level: failingLevel(levelOf(c), failures, faults, draft) } : {};
-    return { result: { ...base(c, status, elapsed()), ...counted, failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive, draft) } };
+    // The rules whose every expectation was still judged: evidence for them either way, despite the departure.
+    const departedRules = new Set(checked.filter((e) => consequenceOf(read.get(e) ?? [e.path], faults, counts).length > 0 || !faults.some((x) => x.rules?.length)).map((e) => e.rule ?? ''));
+    const judgedRules = problems.length === 0 ? undefined : [...new Set(checked.flatMap((e) => (e.rule === undefined || departedRules.has(e.rule) ? [] : [e.rule])))];
+    const counted = status === 'fail' ? { level: failingLevel(levelOf(c), marked, faults, draft) } : {};
+    return { result: { ...base(c, status, elapsed()), ...counted, failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], ...(judgedRules !== undefined && { judged_rules: judgedRules }), record_shapes: observeRecordShapes(drive, draft) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
@@ -402,11 +416,23 @@ const RANK: Record<Level, number> = { MAY: 1, SHOULD: 2, MUST: 3 };
  * at its own level (a SHOULD clause checked in a MUST case fails SHOULD; harness/case-file/drafts.ts
  * `expectationLevel`); a problem tied to no rule, at the case's level.
  */
-export function failingLevel(caseLevel: Level, failures: readonly Pick<ExpectationResult, 'level'>[], faults: readonly { rules?: string[] }[], draft: string): Level {
+export function failingLevel(caseLevel: Level, failures: readonly Pick<ExpectationResult, 'level' | 'consequence'>[], faults: readonly { rules?: string[] }[], draft: string): Level {
   const capped = (l: Level): Level => (RANK[l] < RANK[caseLevel] ? l : caseLevel);
   const named = faults.flatMap((f) => f.rules ?? []);
   const catalog = new Map(catalogOf(draft).rules.map((r) => [r.id, r.level as Level]));
-  const levels: Level[] = named.length > 0 ? named.map((r) => capped(catalog.get(r) ?? caseLevel)) : failures.length > 0 ? failures.map((f) => capped(f.level ?? caseLevel)) : [caseLevel];
+  // A fault names its rule in the kit's 0.1.0 ids; its level is that rule's in the judged draft (CRYSTAL-5 is LLM-5, a SHOULD, at 0.3.1).
+  const inDraft = (r: string): string => {
+    if (catalog.has(r)) return r;
+    try {
+      return mapRuleId(r, '0.1.0', draft) ?? r;
+    } catch {
+      return r; // an id of no draft the kit knows: its level is the case's
+    }
+  };
+  const faultLevel = (r: string): Level => capped(catalog.get(inDraft(r)) ?? caseLevel);
+  // As in failedRulesOf: under a named fault, the failures still judged (not its consequences) count too.
+  const judged = failures.filter((f) => f.consequence !== true);
+  const levels: Level[] = named.length > 0 ? [...named.map(faultLevel), ...judged.map((f) => capped(f.level ?? caseLevel))] : failures.length > 0 ? failures.map((f) => capped(f.level ?? caseLevel)) : [caseLevel];
   return levels.reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
 }
 
@@ -417,10 +443,15 @@ export function failingLevel(caseLevel: Level, failures: readonly Pick<Expectati
  * case's rules for an expectation that names none, in an untagged case file); a problem tied to no rule
  * and no failed expectation (a turn reference found nothing) fails the case under the case's rules.
  */
-export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], faults: readonly { rules?: string[] }[]): string[] {
+export function failedRulesOf(c: Pick<LoadedCase, 'rules'>, failures: readonly ExpectationResult[], faults: readonly Departure[]): string[] {
   // A fault that names the rule it breaks (a query after done: LOOP-3; a request no entity's intent places: INTENT-2) is the case's failure; what follows from it are symptoms.
   const named = faults.flatMap((f) => f.rules ?? []);
-  if (named.length > 0) return [...new Set(named)];
+  if (named.length > 0) {
+    // ...but a failure that read nothing the departure left unreliable is still judged (harness/judge/consequences.ts).
+    const judged = failures.filter((f) => (f.consequence === undefined ? consequenceOf([f.path], faults).length === 0 : !f.consequence));
+    const own = new Set(judged.flatMap((f) => (f.rule === undefined ? c.rules : [f.rule])));
+    return [...new Set([...named, ...c.rules.filter((r) => own.has(r))])];
+  }
   const rules = new Set<string>();
   for (const f of failures) for (const r of f.rule === undefined ? c.rules : [f.rule]) rules.add(r);
   if (failures.length === 0 && faults.length > 0) c.rules.forEach((r) => rules.add(r));
