@@ -430,8 +430,8 @@ export function failingLevel(caseLevel: Level, failures: readonly Pick<Expectati
     }
   };
   const faultLevel = (r: string): Level => capped(catalog.get(inDraft(r)) ?? caseLevel);
-  // As in failedRulesOf: under a named fault, the failures still judged (not its consequences) count too.
-  const judged = failures.filter((f) => f.consequence !== true);
+  // As in failedRulesOf: under a named fault, the failures marked as still judged (not its consequences) count too.
+  const judged = failures.filter((f) => f.consequence === false);
   const levels: Level[] = named.length > 0 ? [...named.map(faultLevel), ...judged.map((f) => capped(f.level ?? caseLevel))] : failures.length > 0 ? failures.map((f) => capped(f.level ?? caseLevel)) : [caseLevel];
   return levels.reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
 }
