@@ -93,7 +93,10 @@ export interface GateCallRecord {
   error?: GateError;
 }
 
-/** Which node of the loom a turn is (the spec's turn roles). */
+/**
+ * Which node of the loom a turn is, in the kit's working words (0.1.0's). A loom judged at a later draft
+ * may write that draft's words (`turn`, `identity`): the drive reads them into these (harness/drive/draft-roles.ts).
+ */
 export type TurnRole = 'crystal' | 'call' | 'fold';
 
 /**

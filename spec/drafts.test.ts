@@ -17,6 +17,7 @@ import {
   mapRuleId,
   newestDraft,
   parseDraftRegistry,
+  turnKindAt,
   ruleCounterpart,
   type DraftCatalog,
 } from './drafts.ts';
@@ -88,6 +89,11 @@ describe('draft registry', () => {
     expect(draftOf('0.3.1').terms).toMatchObject({ llm: 'LLM', identity: 'identity', summon: 'summon', require_done_tool: 'require_done_tool' });
   });
 
+  it('reads each draft\'s turn role words (§6.1): 0.1.0 its own, 0.2.0 and 0.3.1 theirs and the older ones', () => {
+    expect(['crystal', 'call', 'fold', 'turn', 'identity'].map((w) => turnKindAt(w, '0.1.0'))).toEqual(['crystal', 'call', 'fold', undefined, undefined]);
+    for (const d of ['0.2.0', '0.3.1']) expect(['turn', 'identity', 'crystal', 'call', 'fold', 'node'].map((w) => turnKindAt(w, d))).toEqual(['crystal', 'call', 'crystal', 'call', 'fold', undefined]);
+  });
+
   describe('a malformed registry is reported with file, line and what', () => {
     const text = readFileSync(REGISTRY_FILE, 'utf8');
     const lineOf = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
@@ -109,6 +115,11 @@ describe('draft registry', () => {
     it('drafts out of date order are refused', () => {
       const problems = problemsOf(text.replace('date: "2026-03-06"', 'date: "2026-03-01"'));
       expect(problems.some((p) => p.startsWith(`broken.yaml:${lineOf('date: "2026-03-06"')}:`))).toBe(true);
+    });
+
+    it('a role word naming two kinds of turn is refused at the draft', () => {
+      const problems = problemsOf(text.replace('fold: [fold] }', 'fold: [fold, call] }'));
+      expect(problems.some((p) => p.startsWith(`broken.yaml:${lineOf('fold: [fold] }')}:`) && p.includes("'call'"))).toBe(true);
     });
 
     it('a malformed hash fails the schema at its field', () => {

@@ -58,7 +58,23 @@ export interface Draft {
   /** How many numbered rules the text states. */
   rule_count: number;
   terms: DraftTerms;
+  /** The words its loom may write in a turn's `role`, per kind of turn ({@link TurnRoleWords}). */
+  turn_roles: TurnRoleWords;
 }
+
+/**
+ * The words a loom judged at a draft may write in a turn's `role` (§6.1), keyed by the kit's working
+ * word for each kind of turn: `crystal` (the entity acted and the circle observed; `turn` from 0.2.0),
+ * `call` (the root context; `identity` from 0.2.0), `fold` (a fold record, named by 0.1.0 only).
+ */
+export interface TurnRoleWords {
+  crystal: string[];
+  call: string[];
+  fold: string[];
+}
+
+/** The kit's working word for a kind of turn: the key of {@link TurnRoleWords}. */
+export type TurnKind = keyof TurnRoleWords;
 
 /** The registry file. */
 export interface DraftRegistry {
@@ -133,6 +149,16 @@ export function parseDraftRegistry(text: string, file = '<registry>', dir = dirn
       found.push({ path: ['drafts', i, 'date'], message: `drafts are listed oldest first, but ${draft.version} (${draft.date}) follows ${before.version} (${before.date})` });
     }
   });
+  registry.drafts.forEach((draft, i) => {
+    const kindOf = new Map<string, string>();
+    for (const [kind, words] of Object.entries(draft.turn_roles)) {
+      for (const word of words) {
+        const other = kindOf.get(word);
+        if (other !== undefined) found.push({ path: ['drafts', i, 'turn_roles', kind], message: `turn_roles: the role word '${word}' names both '${other}' and '${kind}' turns` });
+        else kindOf.set(word, kind);
+      }
+    }
+  });
   if (found.length > 0) throw new DraftRegistryError(file, found.map(({ path, message }) => `${where(path)}: ${message}`));
   registryDirs.set(registry, dir);
   return registry;
@@ -157,6 +183,17 @@ export function draftOf(version: string, registry: DraftRegistry = loadDraftRegi
   const draft = registry.drafts.find((d) => d.version === version || d.label === version);
   if (!draft) throw new Error(`unknown spec draft '${version}': the registry knows ${draftVersions(registry).join(', ')}`);
   return draft;
+}
+
+/**
+ * The kind of turn a `role` word names in a loom judged at `version` (registry `turn_roles`), or
+ * undefined when the draft has no such word. An unknown version is read as the seed draft.
+ */
+export function turnKindAt(role: unknown, version: string | undefined, registry: DraftRegistry = loadDraftRegistry()): TurnKind | undefined {
+  if (typeof role !== 'string') return undefined;
+  const draft = registry.drafts.find((d) => d.version === version) ?? registry.drafts[0];
+  if (!draft) return undefined;
+  return (Object.keys(draft.turn_roles) as TurnKind[]).find((kind) => draft.turn_roles[kind].includes(role));
 }
 
 /** The newest registered draft. */

@@ -9,7 +9,7 @@
  * its drafts. A removed, reversed or new rule never fits: a case listing that draft is refused.
  */
 import { catalogOf, draftVersions, ruleCounterpart, type DraftRule } from '../../spec/drafts.ts';
-import type { Case, Level } from './types.ts';
+import type { Case, Expectation, Level } from './types.ts';
 
 /** The draft whose rule IDs a case file uses unless a case names another with `rules_draft`. */
 export const CASE_FILE_RULES_DRAFT = '0.1.0';
@@ -98,7 +98,56 @@ export function checkCaseDrafts(c: Case, at: string): Problem[] {
   if (applies.length === 0) {
     return [[`${at}/rules`, `no registered draft keeps the meaning of all of ${c.rules.join(', ')}: the case applies to no draft`]];
   }
-  return levelProblems(c, at, from, applies);
+  const caseLevels = levelProblems(c, at, from, applies);
+  return caseLevels.length > 0 ? caseLevels : expectationLevelProblems(c, at, from, applies);
+}
+
+/**
+ * The level a failure of expectation `e` of case `c` counts at in `draft` (issue 29): its own `level`
+ * there when it gives one; otherwise the weaker of the case's level and the level its rule has in that
+ * draft (a LOOM-12 check, SHOULD, in a MUST case counts at SHOULD; a COMP-9 check at 0.3.1 at SHOULD); the
+ * case's level for an expectation that names no rule. Undefined when the case has no level there.
+ */
+export function expectationLevel(e: Pick<Expectation, 'rule' | 'level'>, c: Pick<Case, 'level' | 'rules_draft'>, draft: string): Level | undefined {
+  const caseLevel = levelFor(c, draft);
+  if (caseLevel === undefined) return undefined;
+  if (e.level !== undefined) return levelFor({ level: e.level }, draft) ?? caseLevel;
+  if (e.rule === undefined) return caseLevel;
+  const there = ruleCounterpart(e.rule, rulesDraftOf(c), draft).id;
+  const rule = there === undefined ? undefined : catalogOf(draft).rules.find((r) => r.id === there);
+  return rule === undefined || RANK[rule.level] >= RANK[caseLevel] ? caseLevel : rule.level;
+}
+
+/**
+ * An expectation's own `level` (one, or one per draft the case applies to) is one its rule states in
+ * each draft (the rule's level or a clause's) and no stronger than the case's there.
+ */
+function expectationLevelProblems(c: Case, at: string, from: string, applies: string[]): Problem[] {
+  const problems: Problem[] = [];
+  const lists: [string, Expectation[] | undefined][] = [['expect', c.expect], ['premise', c.premise]];
+  for (const [key, list] of lists) {
+    (list ?? []).forEach((e, k) => {
+      if (e.level === undefined) return;
+      const pointer = `${at}/${key}/${k}/level`;
+      if (e.rule === undefined) return void problems.push([pointer, 'an expectation with a level of its own names the rule whose part it checks (rule:)']);
+      if (typeof e.level === 'object') {
+        for (const d of Object.keys(e.level)) if (!applies.includes(d)) problems.push([`${pointer}/${d}`, `the case does not apply to draft ${d} (it applies to ${applies.join(', ')})`]);
+      }
+      for (const d of applies) {
+        const level = levelFor({ level: e.level! }, d);
+        if (level === undefined) {
+          problems.push([pointer, `no level for draft ${d}, which the case applies to`]);
+          continue;
+        }
+        const caseLevel = levelFor(c, d);
+        if (caseLevel !== undefined && RANK[level] > RANK[caseLevel]) problems.push([pointer, `level ${level} in draft ${d} is stronger than the case's (${caseLevel})`]);
+        const there = ruleCounterpart(e.rule, from, d).id;
+        const rule = there === undefined ? undefined : catalogOf(d).rules.find((r) => r.id === there);
+        if (rule && !statedLevels(rule).includes(level)) problems.push([pointer, `${there} states no ${level} part in draft ${d} (it states ${[...new Set(statedLevels(rule))].join('/')})`]);
+      }
+    });
+  }
+  return problems;
 }
 
 const RANK: Record<Level, number> = { MAY: 1, SHOULD: 2, MUST: 3 };

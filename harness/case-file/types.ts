@@ -212,6 +212,12 @@ export interface Expectation extends Matcher {
   rule?: string;
   /** Read the value as the entity saw it (JSON text as the value it renders) before matching: harness/values/seen-as.ts. */
   as_seen?: true;
+  /**
+   * The level of this expectation's obligation where it is weaker than its rule's (a SHOULD clause of a
+   * MUST rule): one, or one per draft. Needs `rule`. Absent: the weaker of the case's level and the
+   * rule's. A planned case carries the judged draft's level here (harness/case-file/drafts.ts).
+   */
+  level?: Level | LevelByDraft;
 }
 
 /** Where a case sits in its file, for messages. */

@@ -22,6 +22,8 @@ import { NotRun } from './refused-setup.ts';
 import { EntityLanes } from './entity-lanes.ts';
 import { TestGates } from './test-gates.ts';
 import { wireOf, wireWaits, type Wire } from './wire.ts';
+import { withDraftRoles } from './draft-roles.ts';
+import { chooseDraft } from '../plan/index.ts';
 import { credentialRecord, credentialUnused } from './credential-search.ts';
 
 export interface DriveResult {
@@ -47,12 +49,22 @@ export interface DriveResult {
 export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description, transport: CrystalTransport = 'callback', closers?: Array<() => Promise<void>>): Promise<DriveResult> {
   const files = c.setup.files || c.setup.links ? await materializeFiles(c.setup.files, c.setup.links) : undefined;
   try {
-    const result = await driveIn(c, adapter, description, files?.dir, transport, closers);
+    // The loom is read in the kit's role words whatever the judged draft calls its turns (draft-roles.ts).
+    const result = await driveIn(c, withDraftRoles(adapter, c.judged_draft ?? judgedDraftOf(description)), description, files?.dir, transport, closers);
     // The case directory as the actions left it: an accepted overlay shows here, a rejected one does not.
     if (files) result.record.files = await readCaseFiles(files.dir);
     return result;
   } finally {
     await files?.cleanup();
+  }
+}
+
+/** The draft a case not planned for one is judged at: the run's choice, or the seed when none can be made. */
+function judgedDraftOf(description: Description): string | undefined {
+  try {
+    return chooseDraft(description);
+  } catch {
+    return undefined;
   }
 }
 

@@ -20,6 +20,8 @@ export interface ExpectationResult {
   why?: string;
   /** The rule the expectation checks (its `rule`, or the case's only rule); absent when the case names none. */
   rule?: string;
+  /** The level a failure of it counts at in the judged draft; absent: the case's level. */
+  level?: 'MUST' | 'SHOULD' | 'MAY';
 }
 
 /**
@@ -92,7 +94,7 @@ export function ruleOfExpectation(e: Expectation, caseRules: readonly string[]):
 /** Checks each expectation; `caseRules` (the case's rules) gives an untagged expectation of a one-rule case its rule. */
 export function checkExpectations(expect: Expectation[], drive: DriveResult, caseRules: readonly string[] = []): ExpectationResult[] {
   return expect.map((e) => {
-    const { path, rule: _tag, as_seen: asSeenFirst, ...rest } = e;
+    const { path, rule: _tag, as_seen: asSeenFirst, level, ...rest } = e;
     const matcher = rest as Matcher;
     // `as_seen`: a stored gate result may be the text the entity was shown (harness/values/seen-as.ts).
     const actual = asSeenFirst === true ? asSeen(resolvePath(drive.record, parsePath(path), loomHelpers(drive), true)) : lookup(drive, path);
@@ -100,7 +102,8 @@ export function checkExpectations(expect: Expectation[], drive: DriveResult, cas
     const name = matcherName(matcher);
     const expected = { [name]: (matcher as Record<string, unknown>)[name] };
     const rule = ruleOfExpectation(e, caseRules);
-    const tag = rule === undefined ? {} : { rule };
+    // The level its failure counts at: a planned case gives each expectation the judged draft's (one string).
+    const tag = { ...(rule !== undefined && { rule }), ...(typeof level === 'string' && { level }) };
     return verdict.ok
       ? { path, matcher: name, ok: true, expected, actual, ...tag }
       : { path, matcher: name, ok: false, expected: verdict.expected, actual, why: verdict.why, ...tag };

@@ -8,7 +8,7 @@
  */
 import type { Description } from '../../schemas/adapter.ts';
 import { catalogOf, draftVersions, mapRuleId } from '../../spec/drafts.ts';
-import { CASE_FILE_RULES_DRAFT, caseDrafts, levelFor, rulesDraftOf, type Expectation, type LoadedCase } from '../case-file/index.ts';
+import { CASE_FILE_RULES_DRAFT, caseDrafts, expectationLevel, levelFor, rulesDraftOf, type Expectation, type LoadedCase } from '../case-file/index.ts';
 
 /** The draft an implementation that declares none implements: the one the kit first judged. */
 export const UNDECLARED_DRAFT = CASE_FILE_RULES_DRAFT;
@@ -61,7 +61,12 @@ export function caseForDraft(c: LoadedCase, draft: string): LoadedCase | undefin
     if (there === undefined) throw new Error(`case ${c.id}: rule ${id} of draft ${from} has no counterpart in draft ${draft}`);
     return there;
   };
-  const mapped = (list: Expectation[]): Expectation[] => list.map((e) => (e.rule === undefined ? e : { ...e, rule: map(e.rule) }));
+  // Each expectation carries the level its failure counts at in this draft (harness/case-file/drafts.ts `expectationLevel`).
+  const mapped = (list: Expectation[]): Expectation[] =>
+    list.map((e) => {
+      const at = expectationLevel(e, c, draft) ?? level;
+      return e.rule === undefined ? { ...e, level: at } : { ...e, rule: map(e.rule), level: at };
+    });
   return {
     ...c,
     rules: c.rules.map(map),

@@ -11,6 +11,7 @@ import type { Level } from '../case-file/index.ts';
 import { parseCauseKey, rulesForProblem } from '../judge/index.ts';
 import { byRuleOrder } from '../../spec/drafts.ts';
 import { exampleDetail, invariantCauses } from './root-causes.ts';
+import { judgedRuleId } from './judged-ids.ts';
 
 /** What a case result must carry for its ambient checks to be read (a `CaseResult` or a report.json case). */
 export interface AmbientSource {
@@ -94,7 +95,8 @@ export function ambientChecks(cases: readonly AmbientSource[], draft = '0.1.0'):
           finding.cases.push(c.id);
           finding.count++;
         }
-        rules.forEach((r) => finding.ruleSet.add(r));
+        // A schema cause is attributed here, in the kit's 0.1.0 ids (schema-rules.ts): read in the cases' draft, so no finding falls outside every level.
+        rules.forEach((r) => finding.ruleSet.add(judgedRuleId(r, draft)));
       }
     }
   }

@@ -59,7 +59,7 @@ export function readReport(file: string): Report {
   }
   // A report from before ambient checks were judged once gets them from its cases' invariants.
   if (typeof value === 'object' && value !== null && !('ambient_checks' in value) && Array.isArray((value as { cases?: unknown }).cases)) {
-    (value as Record<string, unknown>).ambient_checks = ambientChecks((value as Report).cases);
+    (value as Record<string, unknown>).ambient_checks = ambientChecks((value as Report).cases, (value as Report).draft?.version);
   }
   const checked = validate('report', value);
   if (!checked.ok) throw new Error(`${file}: not a conformance report (schemas/report.schema.json):\n${formatProblems(checked.problems.slice(0, 10))}`);

@@ -328,9 +328,11 @@ async function runDrive(
       .map((i) => ({ ...i, rules: kitRulesIn(i.rules, draft) }))
       .filter((i) => i.rules.some((r) => inDraft.has(r)));
     const problems = drive.faults.map((f) => f.message);
-    const failedRules = failedRulesOf(c, failures, drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) })));
+    const faults = drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) }));
+    const failedRules = failedRulesOf(c, failures, faults);
     const status: CaseStatus = failures.length > 0 || problems.length > 0 ? 'fail' : 'pass';
-    return { result: { ...base(c, status, elapsed()), failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive, draft) } };
+    const counted = status === 'fail' ? { level: failingLevel(levelOf(c), failures, faults, draft) } : {};
+    return { result: { ...base(c, status, elapsed()), ...counted, failures, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], record_shapes: observeRecordShapes(drive, draft) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {
@@ -373,6 +375,23 @@ function levelOf(c: LoadedCase): Level {
   if (typeof c.level === 'string') return c.level;
   const levels = Object.values(c.level).filter((l): l is Level => l !== undefined);
   return levelFor(c, c.judged_draft ?? rulesDraftOf(c)) ?? (['MUST', 'SHOULD', 'MAY'] as const).find((l) => levels.includes(l)) ?? 'MAY';
+}
+
+const RANK: Record<Level, number> = { MAY: 1, SHOULD: 2, MUST: 3 };
+
+/**
+ * The level a failing case counts at in `draft` (issue 29): the strongest level among what failed, never
+ * stronger than the case's. A fault that names its rules is the case's failure (as in
+ * {@link failedRulesOf}) and counts at its rules' levels in the draft; otherwise each failed expectation
+ * at its own level (a SHOULD clause checked in a MUST case fails SHOULD; harness/case-file/drafts.ts
+ * `expectationLevel`); a problem tied to no rule, at the case's level.
+ */
+export function failingLevel(caseLevel: Level, failures: readonly Pick<ExpectationResult, 'level'>[], faults: readonly { rules?: string[] }[], draft: string): Level {
+  const capped = (l: Level): Level => (RANK[l] < RANK[caseLevel] ? l : caseLevel);
+  const named = faults.flatMap((f) => f.rules ?? []);
+  const catalog = new Map(catalogOf(draft).rules.map((r) => [r.id, r.level as Level]));
+  const levels: Level[] = named.length > 0 ? named.map((r) => capped(catalog.get(r) ?? caseLevel)) : failures.length > 0 ? failures.map((f) => capped(f.level ?? caseLevel)) : [caseLevel];
+  return levels.reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
 }
 
 /**
