@@ -5,7 +5,8 @@
  */
 import type { Turn } from '../../schemas/records.ts';
 import { validate, formatProblems, type SchemaProblem, hasSchema } from '../../schemas/loader.ts';
-import { rulesForProblems, schemaCause } from './schema-rules.ts';
+import { rulesForProblem, rulesForProblems, schemaCause } from './schema-rules.ts';
+import { ruleCounterpart } from '../../spec/drafts.ts';
 import { scriptSteps, type LoadedCase } from '../case-file/index.ts';
 import type { DriveResult } from '../drive/index.ts';
 import { firstUserText } from '../drive/index.ts';
@@ -53,6 +54,17 @@ function schemaFailure(schema: string, problems: SchemaProblem[], detail: string
 }
 
 /**
+ * Whether every one of `rules` (the seed's IDs, as schema-rules.ts attributes them) is reversed or removed
+ * at `draft`: a schema field judged only under such a rule asks for what the judged draft no longer asks
+ * (gate definitions kept in the root record: CALL-3 forbade them, IDENTITY-3 from 0.2.0 lets the identity
+ * carry them), so it is no finding there.
+ */
+function reversedAt(rules: readonly string[], draft: string | undefined): boolean {
+  if (draft === undefined || rules.length === 0) return false;
+  return rules.every((id) => ruleCounterpart(id, '0.1.0', draft).changes.some((k) => k === 'reversed' || k === 'removed'));
+}
+
+/**
  * LOOM-2, LOOM-9 and the rest of §6.1: every turn validates against schemas/turn. From 0.2.0 on the
  * turn's gate call records have a shape of their own, judged by {@link gateRecordContract}: the seed's
  * record shape inside schemas/turn is not applied to them.
@@ -67,8 +79,10 @@ const turnSchema: Check = (c, d) => {
   for (const [i, turn] of d.record.loom.turns.entries()) {
     const result = validate('turn', textRecords && Array.isArray(turn.gate_calls) ? { ...turn, gate_calls: [] } : turn);
     if (result.ok) continue;
-    problems.push(...result.problems);
-    detail ??= `loom turn [${i}] (${turn.id}):\n${formatProblems(result.problems)}`;
+    const broken = result.problems.filter((p) => !reversedAt(rulesForProblem('turn', p).rules, c.judged_draft));
+    if (broken.length === 0) continue;
+    problems.push(...broken);
+    detail ??= `loom turn [${i}] (${turn.id}):\n${formatProblems(broken)}`;
   }
   return detail === undefined ? pass : schemaFailure('turn', problems, detail, ['LOOM-1']);
 };
