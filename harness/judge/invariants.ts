@@ -5,8 +5,7 @@
  */
 import type { Turn } from '../../schemas/records.ts';
 import { validate, formatProblems, type SchemaProblem, hasSchema } from '../../schemas/loader.ts';
-import { rulesForProblem, rulesForProblems, schemaCause } from './schema-rules.ts';
-import { ruleCounterpart } from '../../spec/drafts.ts';
+import { problemsByRule, rulesForProblems, schemaCause } from './schema-rules.ts';
 import { scriptSteps, type LoadedCase } from '../case-file/index.ts';
 import type { DriveResult } from '../drive/index.ts';
 import { firstUserText } from '../drive/index.ts';
@@ -45,29 +44,21 @@ const STRAY_ENTITY = 'not judged: the loom holds turns of an entity that no acti
 
 /**
  * A schema failure, blamed on the rules that make the failing fields matter (harness/judge/schema-rules.ts):
- * a gate record without `tool_call_id` is CIRCLE-4's, not the loom's. A field only the spec's record
- * shape names (§6.1, §2.1) falls back to `fallback`.
+ * a token count missing from a turn's metadata is LOOM-9's. `problems` are those that break a rule
+ * ({@link problemsByRule}); a field no rule asks for (only the spec's record layout shows it, or the
+ * implementation added it) fails nothing and is never blamed on a rule the check does not read (issue 29).
  */
-function schemaFailure(schema: string, problems: SchemaProblem[], detail: string, fallback: string[]) {
+function schemaFailure(schema: string, problems: SchemaProblem[], detail: string) {
   const { rules } = rulesForProblems(schema, problems);
-  return { status: 'fail' as const, detail, cause: schemaCause(schema, problems), rules: rules.length > 0 ? rules : fallback };
+  return { status: 'fail' as const, detail, cause: schemaCause(schema, problems), rules };
 }
 
 /**
- * Whether every one of `rules` (the seed's IDs, as schema-rules.ts attributes them) is reversed or removed
- * at `draft`: a schema field judged only under such a rule asks for what the judged draft no longer asks
- * (gate definitions kept in the root record: CALL-3 forbade them, IDENTITY-3 from 0.2.0 lets the identity
- * carry them), so it is no finding there.
- */
-function reversedAt(rules: readonly string[], draft: string | undefined): boolean {
-  if (draft === undefined || rules.length === 0) return false;
-  return rules.every((id) => ruleCounterpart(id, '0.1.0', draft).changes.some((k) => k === 'reversed' || k === 'removed'));
-}
-
-/**
- * LOOM-2, LOOM-9 and the rest of §6.1: every turn validates against schemas/turn. From 0.2.0 on the
- * turn's gate call records have a shape of their own, judged by {@link gateRecordContract}: the seed's
- * record shape inside schemas/turn is not applied to them.
+ * LOOM-2, LOOM-9 and the other rules a Turn field serves (schema-rules.ts): every turn validates against
+ * schemas/turn as far as a rule asks; a difference in a field only §6.1's layout shows is a record-shape
+ * finding (record-shapes.ts), not a failure. From 0.2.0 on the turn's gate call records have a shape of
+ * their own, judged by {@link gateRecordContract}: the seed's record shape inside schemas/turn is not
+ * applied to them.
  */
 const turnSchema: Check = (c, d) => {
   if (!d.loomAvailable) return skip(NO_LOOM);
@@ -75,17 +66,24 @@ const turnSchema: Check = (c, d) => {
   if (d.record.loom.turns.length === 0) return skip('the loom is empty');
   const problems: SchemaProblem[] = [];
   let detail: string | undefined;
-  const textRecords = hasTextRecords(c.judged_draft);
   for (const [i, turn] of d.record.loom.turns.entries()) {
-    const result = validate('turn', textRecords && Array.isArray(turn.gate_calls) ? { ...turn, gate_calls: [] } : turn);
-    if (result.ok) continue;
-    const broken = result.problems.filter((p) => !reversedAt(rulesForProblem('turn', p).rules, c.judged_draft));
-    if (broken.length === 0) continue;
-    problems.push(...broken);
-    detail ??= `loom turn [${i}] (${turn.id}):\n${formatProblems(broken)}`;
+    const { breaking } = turnProblems(turn, c.judged_draft);
+    if (breaking.length === 0) continue;
+    problems.push(...breaking);
+    detail ??= `loom turn [${i}] (${turn.id}):\n${formatProblems(breaking)}`;
   }
-  return detail === undefined ? pass : schemaFailure('turn', problems, detail, ['LOOM-1']);
+  return detail === undefined ? pass : schemaFailure('turn', problems, detail);
 };
+
+/**
+ * What schemas/turn finds in one turn judged at `draft`, split into what breaks a rule and what no rule
+ * asks for. From 0.2.0 the gate call records are left to the text record contract.
+ */
+export function turnProblems(turn: Turn, draft: string | undefined): { breaking: SchemaProblem[]; outside: SchemaProblem[] } {
+  const textRecords = hasTextRecords(draft);
+  const result = validate('turn', textRecords && Array.isArray(turn.gate_calls) ? { ...turn, gate_calls: [] } : turn);
+  return result.ok ? { breaking: [], outside: [] } : problemsByRule('turn', result.problems);
+}
 
 /**
  * From 0.2.0 on (§4.3 of 0.2.0 and 0.3.1): every gate call record of the loom is a text record,
@@ -101,16 +99,18 @@ const gateRecordContract: Check = (c, d) => {
   if (found.length === 0) return pass;
   const first = found[0]!;
   const detail = `loom turn [${first.turnIndex}] (${first.turn}), gate_calls[${first.recordIndex}] is not a ${TEXT_RECORDS_SINCE} gate call record:\n${formatProblems(first.problems)}${found.length > 1 ? `\n(and ${found.length - 1} more record(s))` : ''}`;
-  return schemaFailure(TEXT_RECORD_SCHEMA, found.flatMap((f) => f.problems), detail, [TEXT_RECORD_RULE]);
+  return schemaFailure(TEXT_RECORD_SCHEMA, found.flatMap((f) => f.problems), detail);
 };
 
-/** CRYSTAL-4: every request the implementation sent validates against schemas/crystal-request. */
+/** Every request the implementation sent validates against schemas/crystal-request as far as a rule asks (CRYSTAL-1, CRYSTAL-4, ...). */
 const requestSchema: Check = (_c, d) => {
   if (!hasSchema('crystal-request')) return skip('schemas/crystal-request.schema.json is not installed');
   if (d.queries.length === 0) return skip('no crystal was queried');
   for (const [i, q] of d.queries.entries()) {
     const result = validate('crystal-request', q.request);
-    if (!result.ok) return schemaFailure('crystal-request', result.problems, `request #${i} to '${q.crystal}':\n${formatProblems(result.problems)}`, ['CRYSTAL-1']);
+    // A field no rule asks for (a provider's own key) fails nothing (issue 29).
+    const breaking = result.ok ? [] : problemsByRule('crystal-request', result.problems).breaking;
+    if (breaking.length > 0) return schemaFailure('crystal-request', breaking, `request #${i} to '${q.crystal}':\n${formatProblems(breaking)}`);
     const roles = q.request.messages.map((m) => m.role);
     const twice = roles.findIndex((r, k) => k > 0 && r === 'assistant' && roles[k - 1] === 'assistant');
     if (twice >= 0) return { ...fail(`request #${i} to '${q.crystal}' has two assistant messages in a row at [${twice - 1}] and [${twice}]`), cause: 'two assistant messages in a row', rules: ['LOOP-1'] };

@@ -9,9 +9,10 @@
  */
 import type { GateCallRecord, Turn } from '../../schemas/records.ts';
 import type { DriveResult } from '../drive/index.ts';
+import { turnProblems } from './invariants.ts';
 
 /** A kind of difference from the spec's record shapes. */
-export type RecordShapeKind = 'gate-record-without-tool-call-id' | 'gate-error-without-name' | 'gate-result-kept-as-shown-text' | 'fold-turn-without-range' | 'call-turn-without-entity';
+export type RecordShapeKind = 'gate-record-without-tool-call-id' | 'gate-error-without-name' | 'gate-result-kept-as-shown-text' | 'fold-turn-without-range' | 'call-turn-without-entity' | 'turn-field-outside-the-rules';
 
 /** What a kind of difference is, in the report's words. */
 export interface RecordShapeKindInfo {
@@ -56,6 +57,12 @@ export const RECORD_SHAPE_KINDS: Readonly<Record<RecordShapeKind, RecordShapeKin
     spec_shows: 'entity_id as a string on every turn',
     section: '§6.1',
   },
+  'turn-field-outside-the-rules': {
+    field: 'turn: a field no rule asks for',
+    difference: 'absent, or of another type or value than the layout shows (the first such field is named in the example)',
+    spec_shows: 'the Turn layout (id, parent_id, cantrip_id, entity_id, role, sequence, utterance, observation, gate_calls, metadata with timestamp, reward, terminated, truncated); only some fields are asked for by a rule (LOOM-2, LOOM-7, LOOM-9)',
+    section: '§6.1',
+  },
 };
 
 /** One kind of difference seen in one case's loom. */
@@ -93,6 +100,9 @@ export function observeRecordShapes(d: DriveResult, draft = '0.1.0'): RecordShap
     const at = `loom.turns[${i}]`;
     if (turn.role === 'fold' && turn.fold === undefined) note('fold-turn-without-range', at);
     if (turn.role === 'call' && turn.entity_id === null) note('call-turn-without-entity', `${at}.entity_id`);
+    // What the turn schema finds that no rule asks for (issue 29): the ambient turn-schema check fails none of it.
+    const outside = turnProblems(turn as Turn, draft).outside;
+    if (outside.length > 0) note('turn-field-outside-the-rules', `${at}${dotted(outside[0]!.pointer)}`);
     for (const [k, record] of (gateRecordsShown && Array.isArray(turn.gate_calls) ? turn.gate_calls : []).entries()) {
       if (!isObject(record)) continue;
       const path = `${at}.gate_calls[${k}]`;
@@ -127,4 +137,13 @@ function testGateReturns(d: DriveResult): { valueOf(turn: Turn, record: GateCall
       return replyValue(log.filter((e) => e.entity_id === turn.entity_id && e.gate === record.gate)[n]);
     },
   };
+}
+
+/** `/metadata/timestamp` -> `.metadata.timestamp`, `/gate_calls/0/x` -> `.gate_calls[0].x`. */
+function dotted(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : `.${seg.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('');
 }

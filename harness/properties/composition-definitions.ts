@@ -20,6 +20,7 @@
  */
 import type { Expectation } from '../case-file/index.ts';
 import { CHILD_CRYSTAL } from './composition-case.ts';
+import { CRYSTAL } from './build-case.ts';
 import { PARENT_INTENT, PARENT_NOTE, type CompositionPlan, type PlannedChild } from './composition-model.ts';
 import type { PropertyDefinition } from './definitions.ts';
 import { BUILT, none, tagged, x } from './property-helpers.ts';
@@ -182,7 +183,7 @@ const childTurnCap: PropertyDefinition<CompositionPlan> = {
  * return value. COMP-8: a child that fails hands its error to the parent as the gate result, and the
  * parent is not ended by it. So the parent's cast always goes on to the turn that calls its own done
  * (how it ends there is LOOP-3's and CIRCLE-8's business); a single child that
- * called done is the gate's result, one whose crystal failed is a failed gate call; a batch returns one
+ * called done is the gate's result, one whose crystal failed answers the call in the parent's next query; a batch returns one
  * entry per child holding every answer given with done (compared as a set here, their order is COMP-3's)
  * when every child answered. The result for a child cut off by its cap or ended by a text reply, how a
  * failed child shows in its batch slot, and whether a batch with a failed child succeeds or fails as a
@@ -205,7 +206,9 @@ const childFailureReturns: PropertyDefinition<CompositionPlan> = {
     if (p.gate === 'call_entity') {
       const [kid] = p.children;
       if (kid?.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seenEquals(`${at}.result`, kid.answer.value)));
-      if (kid?.answer.kind === 'failed') checks.push(...tagged(['COMP-8'], x(`${at}.ok`, { equals: false })));
+      // COMP-8 asks that the error come back as the gate result, not that the record say it failed: the
+      // parent's next query answers the call (one tool message per call so far), whatever the record's ok.
+      if (kid?.answer.kind === 'failed') checks.push(...tagged(['COMP-8'], x(`requests.${CRYSTAL}[${p.spawnTurn + 1}].messages[role=tool]`, { length: p.spawnTurn + 1 })));
     } else if (p.children.every((c) => c.answer.kind === 'answer')) {
       // Every child called done: the call hands back an entry per child holding every answer (COMP-2).
       // With a failed child, COMP-8 asks only that its error reach the parent and the parent go on

@@ -13,6 +13,8 @@ import type { DriveResult } from '../drive/index.ts';
 import type { GateCallLog } from '../drive/test-gates.ts';
 import { PACKAGE_ROOT } from '../case-file/package-root.ts';
 import { observeRecordShapes, RECORD_SHAPE_KINDS } from '../judge/record-shapes.ts';
+import { INVARIANTS } from '../judge/invariants.ts';
+import type { LoadedCase } from '../case-file/types.ts';
 import type { CaseResult, SuiteResult } from '../run/run.ts';
 import { assertReportValid, buildReport, exitCode } from './report.ts';
 import { recordShapeFindings } from './record-shapes.ts';
@@ -41,6 +43,9 @@ const echo: GateCallRecord = { tool_call_id: 'tc1', gate: 'echo', arguments: { t
 /** A loom in the spec's shapes: a call turn, a crystal turn with a gate record, a fold turn with its range. */
 const canonical = (): Turn[] => [turn('t0', null, 'call'), turn('t1', 't0', 'crystal', { gate_calls: [echo] }), turn('t2', 't1', 'fold', { utterance: 'summary', fold: { from_sequence: 1, to_sequence: 1 } })];
 const drive = (turns: Turn[], log: Partial<GateCallLog>[] = []): DriveResult => ({ loomAvailable: true, record: { loom: { turns }, gate_log: log } }) as unknown as DriveResult;
+
+/** The ambient turn-schema check on a drive, judged at 0.2.0. */
+const turnSchema = (d: DriveResult) => INVARIANTS.find((i) => i.id === 'turn-schema')!.check({ judged_draft: '0.2.0' } as LoadedCase, d);
 
 const caseResult = (id: string, turns: Turn[], log: Partial<GateCallLog>[] = []): CaseResult => ({
   id,
@@ -100,8 +105,23 @@ describe('observeRecordShapes: one case\'s loom against the spec\'s shapes', () 
 
   it('a loom the turn schema refuses does not stop it (that is the turn-schema check\'s finding): what is not a record is passed over', () => {
     const turns = [...canonical(), 'not a turn', { ...turn('t3', 't2', 'crystal'), gate_calls: 'nope' }, { ...turn('t4', 't3', 'crystal'), gate_calls: [null, 7, { gate: 'echo', ok: false, error: 'text' }] }] as unknown as Turn[];
-    expect(observeRecordShapes(drive(turns))).toEqual([{ kind: 'gate-record-without-tool-call-id', records: 1, first: 'loom.turns[5].gate_calls[2]' }]);
+    expect(observeRecordShapes(drive(turns))).toEqual([
+      { kind: 'gate-record-without-tool-call-id', records: 1, first: 'loom.turns[5].gate_calls[2]' },
+      // What the turn schema finds and no rule asks for is noted here (issue 29), not failed.
+      { kind: 'turn-field-outside-the-rules', records: 2, first: 'loom.turns[4].gate_calls' },
+    ]);
     expect(observeRecordShapes(drive('no turns' as unknown as Turn[]))).toEqual([]);
+  });
+
+  it('a field only the layout shows, absent: one finding naming it, and the turn-schema check passes (issue 29)', () => {
+    const turns = canonical();
+    turns[1] = { ...turns[1]!, metadata: { ...metadata } };
+    delete (turns[1].metadata as Partial<Turn['metadata']>).timestamp;
+    expect(observeRecordShapes(drive(turns), '0.2.0')).toEqual([{ kind: 'turn-field-outside-the-rules', records: 1, first: 'loom.turns[1].metadata.timestamp' }]);
+    expect(turnSchema(drive(turns))).toEqual({ status: 'pass' });
+    // One the rules ask for still fails, under its rule.
+    delete (turns[1].metadata as Partial<Turn['metadata']>).duration_ms;
+    expect(turnSchema(drive(turns))).toMatchObject({ status: 'fail', rules: ['LOOM-9'] });
   });
 
   it('a string result is text kept as text unless the kit knows the gate returned something else', () => {
