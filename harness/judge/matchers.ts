@@ -9,7 +9,7 @@ import { deepEqual, isType, jsonType, like, sameAsSeen } from '../values/index.t
 export const MATCHER_NAMES = [
   'equals', 'seen_as', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
   'at_least', 'at_most', 'absent', 'present', 'type', 'same_as', 'every', 'unique', 'increasing',
-  'schema', 'any_of', 'contains_text_at', 'holds_value_at', 'some', 'none',
+  'schema', 'any_of', 'contains_text_at', 'holds', 'holds_value_at', 'some', 'none',
 ] as const;
 export type MatcherName = (typeof MATCHER_NAMES)[number];
 
@@ -80,6 +80,8 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
       const found = typeof actual === 'string' ? actual.includes(text) : Array.isArray(actual) && actual.some((x) => typeof x === 'string' && x.includes(text));
       return found ? PASS : fail(`does not contain ${JSON.stringify(text)}`, text);
     }
+    case 'holds':
+      return holdsValue(actual, expected) ? PASS : fail('holds no such value under any key');
     case 'holds_value_at': {
       // A record the spec asks for without naming its field: any value inside, under any key, will do.
       const wanted = lookup(expected as string);
