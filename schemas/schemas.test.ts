@@ -200,8 +200,10 @@ function shapeOf<T>() {
 const STORED_OPTIONAL: Record<string, string[]> = {
   'gate-call-record': ['tool_call_id'],
   'gate-call-record#/$defs/record_error': ['name'],
-  // The spec shows null for a call without a system prompt; an absent field says the same (issue 29).
+  // The spec shows null for a call without a system prompt, and for an assistant message that only made
+  // gate calls; an absent field says the same (issue 29).
   'turn#/$defs/call': ['system_prompt'],
+  message: ['content'],
 };
 
 /**
@@ -292,6 +294,10 @@ describe('schemas mirror records.ts', () => {
     expect(validate('gate-call-record', { gate: 'echo', ok: true, result: 'a', stdout: '' }).ok).toBe(true);
     expect(validate(idOf('turn#/$defs/call'), { hyperparameters: {} }).ok).toBe(true);
     expect(validate('crystal-request', { messages: [{ role: 'user', content: 'hi' }], extra: { top_k: 3 } }).ok).toBe(true);
+    // Content left out where the spec shows null (an assistant message that only made gate calls), nowhere else.
+    expect(validate('message', { role: 'assistant', tool_calls: [{ id: 'c1', gate: 'done', arguments: '{}' }] }).ok).toBe(true);
+    expect(validate('message', { role: 'assistant' }).ok).toBe(false);
+    expect(validate('message', { role: 'user' }).ok).toBe(false);
     expect(validate(idOf('gate-call-record#/$defs/gate_error'), { message: 'm' }).ok).toBe(true);
     expect(validate(idOf('gate-call-record#/$defs/gate_error'), { message: 'm', stack: 's' }).ok).toBe(false);
   });

@@ -267,8 +267,9 @@ export function rulesForProblem(schema: string, problem: ProblemAt): Attribution
 
 /**
  * The problems of one validation that break a rule (their attribution names one), and those no rule asks
- * for: a field only the spec's record layout shows, or one of the implementation's own. Companions go
- * with the side of the problems they accompany: with the broken rules when any is, else with the rest.
+ * for: a field only the spec's record layout shows, or one of the implementation's own. The `if`
+ * companions say nothing of their own and are left out of both, unless they are all there is (then they
+ * are the rest: no rule is named by a companion).
  */
 export function problemsByRule<P extends ProblemAt>(schema: string, problems: readonly P[]): { breaking: P[]; outside: P[] } {
   const breaking: P[] = [];
@@ -279,7 +280,7 @@ export function problemsByRule<P extends ProblemAt>(schema: string, problems: re
     if (a.companion) companions.push(p);
     else (a.rules.length > 0 ? breaking : outside).push(p);
   }
-  return breaking.length > 0 ? { breaking: [...breaking, ...companions], outside } : { breaking, outside: [...outside, ...companions] };
+  return { breaking, outside: breaking.length + outside.length > 0 ? outside : companions };
 }
 
 /** The union over every problem of one validation; companions count only when they are all there is. */

@@ -208,7 +208,12 @@ const childFailureReturns: PropertyDefinition<CompositionPlan> = {
       if (kid?.answer.kind === 'answer') checks.push(...tagged(['COMP-2'], x(`${at}.ok`, { equals: true }), seenEquals(`${at}.result`, kid.answer.value)));
       // COMP-8 asks that the error come back as the gate result, not that the record say it failed: the
       // parent's next query answers the call (one tool message per call so far), whatever the record's ok.
-      if (kid?.answer.kind === 'failed') checks.push(...tagged(['COMP-8'], x(`requests.${CRYSTAL}[${p.spawnTurn + 1}].messages[role=tool]`, { length: p.spawnTurn + 1 })));
+      if (kid?.answer.kind === 'failed') {
+        const shown = `requests.${CRYSTAL}[${p.spawnTurn + 1}].messages[role=tool]`;
+        // Whatever words the implementation uses, the parent is shown more than an empty answer.
+        const content = `${shown}[${p.spawnTurn}].content`;
+        checks.push(...tagged(['COMP-8'], x(shown, { length: p.spawnTurn + 1 }), x(content, { not_equals: '' }), x(content, { not_equals: 'null' })));
+      }
     } else if (p.children.every((c) => c.answer.kind === 'answer')) {
       // Every child called done: the call hands back an entry per child holding every answer (COMP-2).
       // With a failed child, COMP-8 asks only that its error reach the parent and the parent go on

@@ -180,10 +180,18 @@ const childCapLoosened: Wrap = (factory) => async () => {
   });
 };
 
-/** COMP-8 broken: a child that failed looks, to the parent, like one that returned nothing. */
-const childFailureHidden: Wrap = loomRewrite((turns) =>
-  mapRecords(turns, (r) => (r.gate === 'call_entity' && !r.ok ? { tool_call_id: r.tool_call_id, gate: r.gate, ...(r.arguments !== undefined && { arguments: r.arguments }), ok: true, result: null } : r)),
-);
+/**
+ * COMP-8 broken: the parent is shown nothing for its delegation (an empty tool message), so a child's
+ * error never reaches it. What the parent is shown, not the loom's record, is what COMP-8 is about: a
+ * record rewritten to look successful would still have shown the parent the error (issue 29).
+ */
+const childFailureHidden: Wrap = bridged(() => ({
+  request: (_crystal, r) => {
+    if (fromChild(r)) return r;
+    const delegations = new Set(r.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).filter((c) => c.gate === 'call_entity').map((c) => c.id) : [])));
+    return { ...r, messages: r.messages.map((m) => (m.role === 'tool' && m.tool_call_id !== undefined && delegations.has(m.tool_call_id) ? { ...m, content: '' } : m)) };
+  },
+}));
 
 /** COMP-3 broken: batch answers come back in reverse request order. */
 const batchReversed: Wrap = loomRewrite((turns) =>

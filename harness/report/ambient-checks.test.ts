@@ -53,8 +53,11 @@ class Flawed extends Miniature {
   }
 }
 
-// A stored gate record may leave its tool_call_id out (issue 21), but one that is there must be a text.
-const numericToolCallId: Flaw = (t) => t.gate_calls.forEach((g) => ((g as { tool_call_id?: unknown }).tool_call_id = 5));
+// A truncation cause on a turn that is not truncated: the turn records a terminal state it did not reach (LOOM-7).
+// (A gate record's shape at 0.1.0 is no longer one: no rule asks for it, issue 29.)
+const strayCause: Flaw = (t) => {
+  if (!t.truncated) t.truncation_cause = 'stray';
+};
 const noDuration: Flaw = (t) => delete (t.metadata as Partial<Turn['metadata']>).duration_ms;
 
 async function run(flawsFor: (caseId: string) => Flaw[]): Promise<SuiteResult> {
@@ -70,31 +73,31 @@ async function run(flawsFor: (caseId: string) => Flaw[]): Promise<SuiteResult> {
 describe('an invariant violated in every case is one ambient finding, and the cases pass on their expectations', () => {
   let suite: SuiteResult;
   beforeAll(async () => {
-    suite = await run(() => [numericToolCallId]);
+    suite = await run(() => [strayCause]);
   });
 
   it('every case sees the turn-schema violation, each with its own turn ids in the detail, and passes on its own expectation', () => {
     expect(suite.cases.map((c) => c.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass']);
     expect(suite.cases.map((c) => c.failed_rules)).toEqual([[], [], [], [], []]);
     const details = suite.cases.map((c) => c.invariants.find((i) => i.id === 'turn-schema')?.detail);
-    expect(details.every((d) => d?.includes('tool_call_id'))).toBe(true);
+    expect(details.every((d) => d?.includes('truncation_cause'))).toBe(true);
     expect(new Set(details).size).toBeGreaterThan(1);
   });
 
-  it('the report has one finding under the gate record rules, no case problem, and MUST fails once', () => {
+  it('the report has one finding under the rule the field serves, no case problem, and MUST fails once', () => {
     const report = buildReport(suite);
     assertReportValid(report);
     expect(report.root_causes).toEqual([]);
     const check = report.ambient_checks.find((c) => c.id === 'turn-schema');
     expect(check).toMatchObject({ status: 'fail', checked: 5, violated: FILE.cases.map((c) => c.id) });
     expect(check!.findings).toHaveLength(1);
-    expect(check!.findings[0]).toMatchObject({ key: 'turn:/gate_calls/*/tool_call_id [type]', rules: ['CIRCLE-4', 'CIRCLE-7'], section: '§4.3', count: 5, cases: FILE.cases.map((c) => c.id) });
+    expect(check!.findings[0]).toMatchObject({ key: 'turn:/truncation_cause [const]', rules: ['LOOM-7'], section: '§6.1', count: 5, cases: FILE.cases.map((c) => c.id) });
     expect(check!.findings[0]!.example.case).toBe('one-turn');
-    expect(check!.findings[0]!.example.detail).toMatch(/^loom turn \[\d+\] \(.+\): \/gate_calls\/0\/tool_call_id: must be string$/);
+    expect(check!.findings[0]!.example.detail).toMatch(/^loom turn \[\d+\] \(.+\): \/truncation_cause: must be equal to constant$/);
     // The cases pass, yet the MUST level fails, once, for the one finding.
     expect(report.verdict.MUST).toMatchObject({ status: 'fail', pass: 5, fail: 0, ambient_findings: 1 });
     expect(exitCode(report)).toBe(1);
-    expect(report.rules.find((r) => r.id === 'CIRCLE-4')).toMatchObject({ status: 'fail', failed_by: [], failed_by_ambient: ['turn-schema'] });
+    expect(report.rules.find((r) => r.id === 'LOOM-7')).toMatchObject({ status: 'fail', failed_by: [], failed_by_ambient: ['turn-schema'] });
     // The other checks looked and saw nothing.
     expect(report.ambient_checks.filter((c) => c.id !== 'turn-schema' && c.status === 'fail')).toEqual([]);
   });
@@ -103,7 +106,7 @@ describe('an invariant violated in every case is one ambient finding, and the ca
     const md = renderMarkdown(buildReport(suite));
     expect(md).toContain('## Ambient checks');
     expect(md).toContain('| turn-schema | ');
-    expect(md).toContain('- **CIRCLE-4, CIRCLE-7; §4.3**, seen in 5 cases: `turn:/gate_calls/*/tool_call_id [type]`');
+    expect(md).toContain('- **LOOM-7; §6.1**, seen in 5 cases: `turn:/truncation_cause [const]`');
     expect(md).not.toContain('## Problems');
     expect(md).not.toContain('### one-turn (fail)');
   });
@@ -111,7 +114,7 @@ describe('an invariant violated in every case is one ambient finding, and the ca
   it('the console summary names the finding once; junit.xml has one failing test for the check', () => {
     const report = buildReport(suite);
     const lines = summaryLines(report);
-    expect(lines.filter((l) => l.includes('tool_call_id [type]'))).toEqual(['  turn-schema [CIRCLE-4, CIRCLE-7; §4.3] in 5 cases: turn:/gate_calls/*/tool_call_id [type]']);
+    expect(lines.filter((l) => l.includes('truncation_cause [const]'))).toEqual(['  turn-schema [LOOM-7; §6.1] in 5 cases: turn:/truncation_cause [const]']);
     const xml = renderJUnit(report);
     expect(xml.match(/<testcase name="ambient turn-schema"/g)).toHaveLength(1);
     expect(xml.match(/<failure /g)).toHaveLength(1);
@@ -121,19 +124,19 @@ describe('an invariant violated in every case is one ambient finding, and the ca
 
 describe('different findings stay apart', () => {
   it('two flaws in different cases are two findings, each with an example of its own; a case with both is counted in each', async () => {
-    const suite = await run((id) => (id === 'one-turn' ? [numericToolCallId, noDuration] : id === 'two-turns' || id === 'three-turns' ? [numericToolCallId] : [noDuration]));
+    const suite = await run((id) => (id === 'one-turn' ? [strayCause, noDuration] : id === 'two-turns' || id === 'three-turns' ? [strayCause] : [noDuration]));
     const report = buildReport(suite);
     assertReportValid(report);
     expect(casesWithCauses(report.root_causes)).toBe(0);
     const check = report.ambient_checks.find((c) => c.id === 'turn-schema')!;
     expect(check.findings.map((f) => [f.key, f.rules, f.cases])).toEqual([
-      ['turn:/gate_calls/*/tool_call_id [type]', ['CIRCLE-4', 'CIRCLE-7'], ['one-turn', 'two-turns', 'three-turns']],
       ['turn:/metadata/duration_ms [required]', ['LOOM-9'], ['one-turn', 'echo-then-done', 'done-at-once']],
+      ['turn:/truncation_cause [const]', ['LOOM-7'], ['one-turn', 'two-turns', 'three-turns']],
     ]);
     // Each example is about its own finding, never the text of the other.
-    expect(check.findings[0]!.example.detail).toContain('tool_call_id');
-    expect(check.findings[1]!.example.detail).toContain('duration_ms');
-    expect(check.findings[1]!.example.detail).not.toContain('tool_call_id');
+    expect(check.findings[0]!.example.detail).toContain('duration_ms');
+    expect(check.findings[0]!.example.detail).not.toContain('truncation_cause');
+    expect(check.findings[1]!.example.detail).toContain('truncation_cause');
     expect(report.verdict.MUST.ambient_findings).toBe(2);
   });
 });

@@ -14,7 +14,7 @@ import { conformantVariant, VARIANT_DRAFTS } from '../../fixtures/miniatures/min
 import { loadCaseFile, PACKAGE_ROOT } from '../case-file/index.ts';
 import type { CaseFile } from '../case-file/types.ts';
 import { runProperties } from '../properties/index.ts';
-import { override } from '../properties/test-adapters.ts';
+import { bridged, override } from '../properties/test-adapters.ts';
 import { jsonCopy } from '../values/index.ts';
 import { hangBound } from '../testing/hang-bound.ts';
 import { describeAdapter, runSuite } from './run.ts';
@@ -32,8 +32,9 @@ export function withOpenFields(turn: Turn): Turn {
   if (isObject(out.metadata)) delete (out.metadata as Record<string, unknown>).timestamp;
   // A medium's own fields beside the record's (§4.3 from 0.2.0).
   if (Array.isArray(out.gate_calls)) out.gate_calls = out.gate_calls.map((r) => (isObject(r) ? { ...r, duration_ms: 1, stdout: '' } : r)) as Turn['gate_calls'];
-  // A call without a system prompt: the null the spec shows, left out.
+  // A call without a system prompt: the null the spec shows, left out; and a field of the call record's own.
   if (isObject(out.call) && out.call.system_prompt === null) delete (out.call as Record<string, unknown>).system_prompt;
+  if (isObject(out.call)) (out.call as Record<string, unknown>).model_id = 'mock-model-1';
   return out;
 }
 
@@ -45,6 +46,21 @@ export function keepingOpenFields(inner: Adapter = conformantVariant()): Adapter
     thread: async (leaf) => rewrite(await inner.thread(leaf)),
   });
 }
+
+/** Requests with provider keys of their own: on every message, and 0.3.1's provider parameters (`extra`). */
+const providerKeysInRequests = bridged(() => ({
+  request: (_crystal, r) => ({ ...r, extra: { top_k: 40 }, messages: r.messages.map((m) => ({ ...m, provider_meta: { cache: 'ephemeral' } })) }) as typeof r,
+}));
+
+/** Cases that compare a message or the stored call as a whole. */
+const WHOLE_MESSAGE_CASES = [
+  'call2-prompt-survives-failing-gate',
+  'comp7-child-defaults-to-parent-call',
+  'comp7-system-prompt-argument-shapes-child',
+  'intent2-intent-is-first-user-message-after-system',
+  'loop1-text-turn-followed-by-circle-message',
+  'call3-call-record-holds-no-gates',
+];
 
 describe('records with medium and provider fields are accepted (issue 29, item 1)', () => {
   let file: CaseFile;
@@ -61,6 +77,13 @@ describe('records with medium and provider fields are accepted (issue 29, item 1
     expect(got.ok && 'system_prompt' in (got.value.turns[0]!.call as object)).toBe(false);
     await a.dispose();
   });
+
+  it('messages with provider keys and a stored call with a field of its own pass the cases that compare them whole', async () => {
+    const factory = providerKeysInRequests(async () => keepingOpenFields());
+    const suite = await runSuite(file, factory, { jobs: 2, draft: '0.1.0', filter: WHOLE_MESSAGE_CASES });
+    expect(suite.cases.map((c) => c.id).sort()).toEqual([...WHOLE_MESSAGE_CASES].sort());
+    expect(suite.cases.filter((c) => c.status !== 'pass').map((c) => ({ id: c.id, status: c.status, failures: c.failures, invariants: c.invariants.filter((i) => i.status === 'fail') }))).toEqual([]);
+  }, hangBound(120_000));
 
   for (const draft of VARIANT_DRAFTS) {
     it(`at ${draft}: thread-is-the-root-to-leaf-path, the ambient checks and loom-records-every-turn pass`, async () => {

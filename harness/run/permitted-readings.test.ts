@@ -7,6 +7,8 @@
  *   it as a successful result (ok true, the error's text as the result) is one way to do that.
  * - COMP-3 asks that a batch's children run concurrently; from 0.2.0 the implementation may limit how
  *   many run at once, so a limit of two is concurrent.
+ * - CIRCLE-8 asks that done end the loop with its answer; whether the done call leaves a gate record of
+ *   its own is the record's shape, no part of CIRCLE-8.
  * - PROD-2 asks for retries with doubling waits up to a maximum of three (a configurable maximum from
  *   0.3.1): an implementation that retries once and then gives up stays within it. Retrying at all is a
  *   SHOULD, so the MUST cases about a retry (one turn, invisible to the entity) hold when none is taken.
@@ -92,6 +94,9 @@ const neverRetries: Wrap = hostChanged((host) => ({
   },
 }));
 
+/** Done ends the loop without a gate record of its own (its answer is the outcome's result). */
+const doneUnrecorded: Wrap = loomRewrite((turns: Turn[]) => turns.map((t) => ({ ...t, gate_calls: t.gate_calls.filter((r) => r.gate !== 'done') })));
+
 describe('permitted readings pass the cases about them', () => {
   let file: CaseFile;
   beforeAll(() => {
@@ -110,6 +115,10 @@ describe('permitted readings pass the cases about them', () => {
     const properties = await runProperties(factory, await describeAdapter(factory), { runs: 100, filter: ['child-failure-returns-to-parent'] });
     expect(properties.map((p) => ({ id: p.id, status: p.status, reason: p.reason }))).toEqual([{ id: 'child-failure-returns-to-parent', status: 'pass', reason: undefined }]);
   }, hangBound(180_000));
+
+  it('CIRCLE-8: done that leaves no gate record of its own', async () => {
+    await passes(doneUnrecorded(variant), ['loop3-done-first-of-three-calls', 'done-ends-cast-with-answer']);
+  }, hangBound(120_000));
 
   it('COMP-3: a batch that runs two children at a time', async () => {
     await passes(childrenAtMost(2)(variant), ['comp3-batch-children-run-concurrently', 'comp3-batch-of-four-overlaps-and-keeps-order']);

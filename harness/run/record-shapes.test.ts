@@ -61,9 +61,10 @@ describe('gate records without ids or error names, results kept as shown text (i
     expect(validate('gate-call-record', { gate: 'echo', ok: false, result: 1, error: { message: 'm' } }).ok).toBe(false);
   });
 
-  it('a fold turn without a range validates; a range on a turn that is not a fold does not', () => {
+  it('a fold turn without a range validates, and so does a range kept on another turn (no draft closes the Turn, issue 29); a malformed range does not', () => {
     const turn = { id: 't2', parent_id: 't1', cantrip_id: 'c', entity_id: 'e', role: 'fold', sequence: 3, utterance: 'summary', observation: '', gate_calls: [], metadata: { tokens_prompt: 0, tokens_completion: 0, tokens_cached: 0, duration_ms: 0, timestamp: '2026-01-01T00:00:00Z' }, reward: null, terminated: false, truncated: false };
     expect(validate('turn', turn).ok).toBe(true);
-    expect(validate('turn', { ...turn, role: 'crystal', fold: { from_sequence: 1, to_sequence: 2 } }).ok).toBe(false);
+    expect(validate('turn', { ...turn, role: 'crystal', fold: { from_sequence: 1, to_sequence: 2 } }).ok).toBe(true);
+    expect(validate('turn', { ...turn, fold: { from_sequence: 'a', to_sequence: 2 } }).ok).toBe(false);
   });
 });
