@@ -54,7 +54,7 @@ class DraftWorded extends Miniature {
 async function run(draft: string) {
   const result = await runCase(CASE, () => new DraftWorded(draft), await new DraftWorded(draft).describe());
   if (result.status === 'errored' || result.status === 'skipped') throw new Error(`${result.status}: ${result.reason}`);
-  return { status: result.status, turnSchema: result.invariants.find((i) => i.id === 'turn-schema') };
+  return { status: result.status, turnSchema: result.invariants.find((i) => i.id === 'turn-schema'), failures: result.failures.map((f) => f.path) };
 }
 
 describe('a truncation cause and a root record in the judged draft words', () => {
@@ -64,9 +64,10 @@ describe('a truncation cause and a root record in the judged draft words', () =>
     expect(status).toBe('pass');
   });
 
-  it('at 0.1.0: `identity` is no word of the draft, so the root record is missing and the turn schema reports it', async () => {
-    const { status, turnSchema } = await run('0.1.0');
-    expect(turnSchema?.status).toBe('fail');
+  it('at 0.1.0: `identity` is no word of the draft, so the root keeps no `call` for the path to read; `reason` is read at every draft', async () => {
+    const { status, turnSchema, failures } = await run('0.1.0');
     expect(status).toBe('fail');
+    expect(failures).toEqual(['loom.turns[role=call][0].call.system_prompt']);
+    expect(turnSchema?.status).toBe('pass');
   });
 });
