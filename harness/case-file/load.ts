@@ -218,7 +218,7 @@ function crossCheck(cases: Case[]): Problem[] {
     for (const [list, expectations] of [['expect', c.expect], ['premise', c.premise ?? []]] as const) {
       expectations.forEach((e, j) => {
         const nested = (e.any_of ?? []).flatMap((a, k) => [[`any_of/${k}/path`, a.path], [`any_of/${k}/same_as`, a.same_as]] as const);
-        for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ...nested] as const) {
+        for (const [key, path] of [['path', e.path], ['same_as', e.same_as], ['contains_text_at', e.contains_text_at], ['holds_value_at', e.holds_value_at], ...nested] as const) {
           if (path === undefined || typeof path !== 'string') continue;
           try {
             const unknown = unknownPathName(path, parsePath(path), names.actions, names.crystals, names.stepSnapshots);

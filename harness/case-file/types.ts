@@ -193,6 +193,10 @@ export interface Matcher {
   same_as?: string;
   /** A string containing the text at that path (or an array holding such a string). */
   contains_text_at?: string;
+  /** An object or array holding, at any depth under any key, a value deep-equal to this one (a record whose field the spec does not name). */
+  holds?: unknown;
+  /** An object or array holding, at any depth, a value equal to the one at that path (a record whose field the spec does not name). */
+  holds_value_at?: string;
   every?: Matcher;
   some?: Matcher;
   none?: Matcher;

@@ -23,6 +23,7 @@ import { EntityLanes } from './entity-lanes.ts';
 import { TestGates } from './test-gates.ts';
 import { wireOf, wireWaits, type Wire } from './wire.ts';
 import { withDraftRoles } from './draft-roles.ts';
+import { withDraftFieldWords } from './draft-field-words.ts';
 import { chooseDraft } from '../plan/index.ts';
 import { credentialRecord, credentialUnused } from './credential-search.ts';
 
@@ -49,8 +50,10 @@ export interface DriveResult {
 export async function driveCase(c: LoadedCase, adapter: Adapter, description: Description, transport: CrystalTransport = 'callback', closers?: Array<() => Promise<void>>): Promise<DriveResult> {
   const files = c.setup.files || c.setup.links ? await materializeFiles(c.setup.files, c.setup.links) : undefined;
   try {
-    // The loom is read in the kit's role words whatever the judged draft calls its turns (draft-roles.ts).
-    const result = await driveIn(c, withDraftRoles(adapter, c.judged_draft ?? judgedDraftOf(description)), description, files?.dir, transport, closers);
+    // The loom is read in the kit's role words whatever the judged draft calls its turns (draft-roles.ts),
+    // and its truncation cause and root record likewise (draft-field-words.ts).
+    const draft = c.judged_draft ?? judgedDraftOf(description);
+    const result = await driveIn(c, withDraftFieldWords(withDraftRoles(adapter, draft), draft), description, files?.dir, transport, closers);
     // The case directory as the actions left it: an accepted overlay shows here, a rejected one does not.
     if (files) result.record.files = await readCaseFiles(files.dir);
     return result;

@@ -49,7 +49,7 @@ export function requiredSetupRefusedReason(name: string, error: CodedError): str
 function pathsRead(c: LoadedCase): string[] {
   const paths: string[] = [];
   for (const e of [...c.expect, ...(c.premise ?? [])]) {
-    for (const p of [e.path, e.same_as, e.contains_text_at, ...(e.any_of ?? []).flatMap((a) => [a.path, a.same_as, a.contains_text_at])]) if (typeof p === 'string') paths.push(p);
+    for (const p of [e.path, e.same_as, e.contains_text_at, e.holds_value_at, ...(e.any_of ?? []).flatMap((a) => [a.path, a.same_as, a.contains_text_at, a.holds_value_at])]) if (typeof p === 'string') paths.push(p);
   }
   return paths;
 }

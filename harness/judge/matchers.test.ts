@@ -32,6 +32,9 @@ const TABLE: [Matcher, unknown, unknown][] = [
   [{ schema: 'usage' }, { prompt: 1, completion: 2, cached: 0 }, { prompt: -1 }],
   [{ any_of: [{ equals: 1 }, { equals: 2 }] }, 2, 3],
   [{ contains_text_at: 'marker' }, ['x', 'a [M] b'], ['x']],
+  // A record the spec names no field for: the value at `other` anywhere inside, under any key.
+  [{ holds: 'S' }, { id: 'r', identity: { system_prompt: 'S', gates: [] } }, { id: 'r', call: { system_prompt: 'T' }, note: 'S!' }],
+  [{ holds_value_at: 'other' }, { id: 't', fork_strategy: 'v' }, { id: 't', fork: { strategy: 'w' }, note: 'a v b' }],
   [{ some: { equals: 2 } }, [1, 2], [1, 3]],
   [{ none: { equals: 2 } }, [1, 3], [1, 2]],
   [{ length: { at_least: 2 } }, [1, 2, 3], [1]],

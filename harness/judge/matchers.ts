@@ -9,7 +9,7 @@ import { deepEqual, isType, jsonType, like, sameAsSeen } from '../values/index.t
 export const MATCHER_NAMES = [
   'equals', 'seen_as', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
   'at_least', 'at_most', 'absent', 'present', 'type', 'same_as', 'every', 'unique', 'increasing',
-  'schema', 'any_of', 'contains_text_at', 'some', 'none',
+  'schema', 'any_of', 'contains_text_at', 'holds', 'holds_value_at', 'some', 'none',
 ] as const;
 export type MatcherName = (typeof MATCHER_NAMES)[number];
 
@@ -80,6 +80,14 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
       const found = typeof actual === 'string' ? actual.includes(text) : Array.isArray(actual) && actual.some((x) => typeof x === 'string' && x.includes(text));
       return found ? PASS : fail(`does not contain ${JSON.stringify(text)}`, text);
     }
+    case 'holds':
+      return holdsValue(actual, expected) ? PASS : fail('holds no such value under any key');
+    case 'holds_value_at': {
+      // A record the spec asks for without naming its field: any value inside, under any key, will do.
+      const wanted = lookup(expected as string);
+      if (wanted === undefined) return fail(`nothing at ${String(expected)}`);
+      return holdsValue(actual, wanted) ? PASS : fail(`holds no value equal to ${JSON.stringify(wanted)}`, wanted);
+    }
     case 'same_as': {
       const other = lookup(expected as string);
       if (other === undefined) return fail(`nothing at ${String(expected)}`);
@@ -140,4 +148,12 @@ function compare(name: Comparison, a: number, b: number): boolean {
   if (name === 'less_than') return a < b;
   if (name === 'at_least') return a >= b;
   return a <= b;
+}
+
+/** Whether `value` is, or holds at any depth (object values, array elements), a value deep-equal to `wanted`. */
+function holdsValue(value: unknown, wanted: unknown): boolean {
+  if (deepEqual(value, wanted)) return true;
+  if (Array.isArray(value)) return value.some((v) => holdsValue(v, wanted));
+  if (value !== null && typeof value === 'object') return Object.values(value).some((v) => holdsValue(v, wanted));
+  return false;
 }

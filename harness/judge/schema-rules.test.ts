@@ -79,7 +79,6 @@ describe('turn: each requirement goes to the rule that makes it', () => {
     ['§4.3: a failed gate call without an error (and with a result)', (t: Record<string, unknown>) => (gateCall(t).ok = false), [], '§4.3'],
     ['§4.3: an error without a message', (t: Record<string, unknown>) => Object.assign(gateCall(t), { ok: false, result: undefined, error: { name: 'Error' } }), [], '§4.3'],
     ['§4.3: a gate record that is not an object', (t: Record<string, unknown>) => (t.gate_calls = ['done']), [], '§4.3'],
-    ['CALL-4: a call turn without its call', (t: Record<string, unknown>) => Object.assign(t, { role: 'call', terminated: false, sequence: 0, entity_id: null }), ['CALL-4'], '§3.4'],
     ['CALL-4: a call record without hyperparameters', (t: Record<string, unknown>) => Object.assign(t, { role: 'call', terminated: false, call: { system_prompt: null } }), ['CALL-4'], '§3.4'],
     ['LOOM-4: an unknown fork strategy', (t: Record<string, unknown>) => (t.fork = { strategy: 'clone' }), ['LOOM-4'], '§6.6'],
     // The range is optional (the spec's Turn has none), but one that is there must be sequences.
