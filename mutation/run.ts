@@ -1,11 +1,12 @@
 /**
  * Mutation testing of the reference under the conformance suite (issue 30, docs/mutation.md):
  *
- *     npm run mutation -- <folder or file of reference/> [--concurrency N] [--property-runs N] [--static]
+ *     npm run mutation -- <folder or file of reference/> [more ...] [--concurrency N] [--property-runs N] [--static]
  *
- * mutates the rule-bearing code under the folder (every .ts file but tests and index.ts re-exports),
+ * mutates the rule-bearing code under the folders (every .ts file but tests and index.ts re-exports) and files,
  * tests each mutant with the conformance cases and properties only (mutation/vitest.config.ts), and
- * writes the HTML and JSON reports and the incremental file to reports/mutation/<folder>/ (git-ignored),
+ * writes the HTML and JSON reports and the incremental file to reports/mutation/<folder>/ (git-ignored;
+ * several targets: their names joined with '+'),
  * so a rerun after a change tests only the mutants the change touched.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Stryker } from '@stryker-mutator/core';
 
-const USAGE = 'usage: npm run mutation -- <folder or file of reference/, e.g. loom or reference/circle/medium> [--concurrency N] [--property-runs N] [--static]';
+const USAGE = 'usage: npm run mutation -- <folder or file of reference/, e.g. loom or reference/circle/medium> [more ...] [--concurrency N] [--property-runs N] [--static]';
 const ROOT = resolve(import.meta.dirname, '..');
 // Stryker reads its paths from the working directory.
 process.chdir(ROOT);
@@ -50,23 +51,29 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-if (positionals.length !== 1) fail(`give exactly one folder or file of reference/ (got ${positionals.length})`);
+if (positionals.length === 0) fail('give at least one folder or file of reference/');
 
-// `loom`, `reference/loom` and an absolute path all name the same folder.
-const given = positionals[0]!.replace(/\/+$/, '');
-const target = [resolve(ROOT, given), join(REFERENCE, given)].find((path) => existsSync(path) && relative(REFERENCE, path).startsWith('..') === false);
-if (target === undefined) fail(`'${given}' is no folder or file inside reference/`);
-const inRepo = relative(ROOT, target).split('\\').join('/');
-const isFolder = statSync(target).isDirectory();
-const mutate = isFolder ? [`${inRepo}/**/*.ts`, `!${inRepo}/**/*.test.ts`, `!${inRepo}/**/index.ts`] : [inRepo];
-if (!isFolder && (!inRepo.endsWith('.ts') || inRepo.endsWith('.test.ts'))) fail(`'${given}' is not a source file of reference/`);
+/** `loom`, `reference/loom` and an absolute path all name the same folder; its globs, or the file. */
+function globsOf(given: string): { inRepo: string; mutate: string[] } {
+  const trimmed = given.replace(/\/+$/, '');
+  const target = [resolve(ROOT, trimmed), join(REFERENCE, trimmed)].find((path) => existsSync(path) && !relative(REFERENCE, path).startsWith('..'));
+  if (target === undefined) fail(`'${given}' is no folder or file inside reference/`);
+  const inRepo = relative(ROOT, target).split('\\').join('/');
+  if (statSync(target).isDirectory()) return { inRepo, mutate: [`${inRepo}/**/*.ts`, `!${inRepo}/**/*.test.ts`, `!${inRepo}/**/index.ts`] };
+  if (!inRepo.endsWith('.ts') || inRepo.endsWith('.test.ts')) fail(`'${given}' is not a source file of reference/`);
+  return { inRepo, mutate: [inRepo] };
+}
+const targets = positionals.map(globsOf);
+// Positive globs first: Stryker applies a `!` glob to what the globs before it matched.
+const mutate = [...targets.flatMap((t) => t.mutate.filter((g) => !g.startsWith('!'))), ...targets.flatMap((t) => t.mutate.filter((g) => g.startsWith('!')))];
+const inRepo = targets.map((t) => t.inRepo).join(' ');
 
 const concurrency = wholeNumber('concurrency', values.concurrency, 1, 1);
 const propertyRuns = wholeNumber('property-runs', values['property-runs'], 10, 0);
 // Read by mutation/conformance-entry.ts in every test process Stryker starts.
 process.env.MUTATION_PROPERTY_RUNS = String(propertyRuns);
 
-const out = join('reports', 'mutation', inRepo.replace(/^reference\/?/, '').split('/').join('-') || 'reference');
+const out = join('reports', 'mutation', targets.map((t) => t.inRepo.replace(/^reference\/?/, '').split('/').join('-') || 'reference').join('+'));
 const started = Date.now();
 const results = await new Stryker({
   configFile: join('mutation', 'stryker.config.json'),
