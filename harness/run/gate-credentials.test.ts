@@ -9,7 +9,7 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
-import { withChildGateCredentialsUnknown, withGateCredentialInEvents, withGateCredentialInTheLoom, withRawGateRepliesShown } from '../../fixtures/lineage/secret-defects.ts';
+import { withAnswerListsScrubbedIntoObjects, withChildGateCredentialsUnknown, withGateCredentialInEvents, withGateCredentialInTheLoom, withRawGateRepliesShown } from '../../fixtures/lineage/secret-defects.ts';
 import type { CantripSetup } from '../../schemas/adapter.ts';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
@@ -211,5 +211,27 @@ describe('PROD-8: the credential of a gate bound for children only is made up, h
     const paths = failed.failures.flatMap((f) => f.actual as string[]);
     expect(paths.some((path) => path.startsWith('requests.child['))).toBe(true);
     expect(paths.some((path) => path.startsWith('loom.turns['))).toBe(true);
+  });
+});
+
+/** Issue 30, from a surviving mutant of reference/production/redaction.ts: scrubbing keeps the answer's shape. */
+const ANSWER_KEPT_WHOLE = 'circle8-done-answer-kept-whole-when-secrets-are-scrubbed';
+
+describe('CIRCLE-8 in a setup holding a secret: scrubbing it leaves the answer as given', () => {
+  let file: CaseFile;
+  beforeAll(() => {
+    file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+  });
+
+  it('the reference passes it at 0.2.0 and 0.3.1', async () => {
+    for (const draft of ['0.2.0', '0.3.1']) {
+      const suite = await runSuite(file, reference, { filter: [ANSWER_KEPT_WHOLE], draft, timeoutMs: CASE_BOUND_MS });
+      expect(suite.cases.map((c) => [c.id, draft, c.status, c.failures, c.problems])).toEqual([[ANSWER_KEPT_WHOLE, draft, 'pass', [], []]]);
+    }
+  });
+
+  it('answer-lists-scrubbed-into-objects fails it on CIRCLE-8 alone, and passes the PROD-8 cases (no secret leaks)', async () => {
+    const suite = await runSuite(file, withAnswerListsScrubbedIntoObjects(reference), { filter: [ANSWER_KEPT_WHOLE, ...ALL], draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failed_rules]).sort()).toEqual([...ALL.map((id) => [id, 'pass', []]), [ANSWER_KEPT_WHOLE, 'fail', ['CIRCLE-8']]].sort());
   });
 });
