@@ -55,6 +55,18 @@ describe('gate credentials in a case file (gate-credentials, PROD-8)', () => {
     expect(problems.some((p) => p.pointer.startsWith('/cases/0/setup/circle/gates/0'))).toBe(true);
   });
 
+  // Issue 30: a gate bound for children only (child_gates) is built with the run's credential as well.
+  const CHILD_ONLY = CASE.replace('gates: [done, { name: billing, behaves_as: fail, error_message: "token {credential} refused", credential: true }]', 'gates: [done, { name: call_entity, child_gates: [{ name: billing, behaves_as: fail, error_message: "token {credential} refused", credential: true }] }]');
+
+  it('a credentialed gate given only in child_gates derives gate-credentials too', () => {
+    const [loaded] = loadCaseText(HEAD + CHILD_ONLY, 'cases.yaml').cases;
+    expect(loaded!.requires).toEqual(expect.arrayContaining(['child-gates', 'gate-credentials']));
+  });
+
+  it('refuses {credential} in a child gate built without one, at the child gate\'s key', () => {
+    expect(problemsOf(HEAD + CHILD_ONLY.replace(', credential: true }] }]', ' }] }]')).map((p) => p.pointer)).toEqual(['/cases/0/setup/circle/gates/1/child_gates/0/error_message']);
+  });
+
   it('finds the placeholder at any depth, and only the placeholder', () => {
     expect([mentionsCredential({ a: [{ b: 'x {credential} y' }] }), mentionsCredential({ a: ['{credentials}'] }), mentionsCredential({ credential: 'x' }), mentionsCredential(7)]).toEqual([true, false, false, false]);
   });

@@ -4,7 +4,7 @@
  * `{credential}` placeholder of a gate's reply; each problem is a JSON pointer into the case and what
  * is wrong, reported by the loader at file:line:col.
  */
-import type { Case, CaseGateObject } from './types.ts';
+import type { Case, CaseGate, CaseGateObject } from './types.ts';
 
 type Problem = [pointer: string, message: string];
 
@@ -26,11 +26,15 @@ export function mentionsCredential(value: unknown): boolean {
  */
 export function checkGateCredentials(c: Case, at: string): Problem[] {
   const problems: Problem[] = [];
-  (c.setup.circle?.gates ?? []).forEach((g, j) => {
-    if (typeof g === 'string' || g.credential === true) return;
+  const check = (g: CaseGate, where: string): void => {
+    if (typeof g === 'string') return;
+    // Gates bound for children only (child_gates) are built with the run's credential too.
+    (g.child_gates ?? []).forEach((child, k) => check(child, `${where}/child_gates/${k}`));
+    if (g.credential === true) return;
     for (const key of ['error_message', 'result'] as const satisfies readonly (keyof CaseGateObject)[]) {
-      if (mentionsCredential(g[key])) problems.push([`${at}/setup/circle/gates/${j}/${key}`, `'${CREDENTIAL_PLACEHOLDER}' stands for the gate's credential, but gate '${g.name}' has none: add credential: true`]);
+      if (mentionsCredential(g[key])) problems.push([`${where}/${key}`, `'${CREDENTIAL_PLACEHOLDER}' stands for the gate's credential, but gate '${g.name}' has none: add credential: true`]);
     }
-  });
+  };
+  (c.setup.circle?.gates ?? []).forEach((g, j) => check(g, `${at}/setup/circle/gates/${j}`));
   return problems;
 }

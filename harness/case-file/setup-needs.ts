@@ -17,6 +17,11 @@ function gatesOf(c: Case): CaseGateObject[] {
   return (c.setup.circle?.gates ?? []).map((g) => (typeof g === 'string' ? { name: g } : g));
 }
 
+/** The test gates bound for children only (`child_gates` of a delegation gate). */
+function childGatesOf(c: Case): CaseGateObject[] {
+  return gatesOf(c).flatMap((gate) => (gate.child_gates ?? []).map((g) => (typeof g === 'string' ? { name: g } : g)));
+}
+
 const COMPOSITION_GATES = new Set(['call_entity', 'call_entity_batch']);
 const FILE_GATES = new Set(['read', 'list_dir', 'write', 'delete']);
 
@@ -39,6 +44,8 @@ export function setupNeeds(c: Case): Feature[] {
     // PROD-8: a gate built with a credential of its own, which the implementation must know is a secret.
     if (gate.credential === true) needs.add('gate-credentials');
   }
+  // So does one bound for children only: a child's calls carry it, and it is as much the setup's secret.
+  if (childGatesOf(c).some((gate) => gate.credential === true)) needs.add('gate-credentials');
   if (s.folding !== undefined) needs.add('folding');
   if (s.expose_loom === true) needs.add('loom-exposure');
   if (s.circle?.verifiers !== undefined) needs.add('verifier-wards');

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { CantripSetup, GateSetup } from '../../schemas/adapter.ts';
-import { scriptSteps, type CaseCall, type CaseGateObject, type LoadedCase, type TestGateKind } from '../case-file/index.ts';
+import { scriptSteps, type CaseCall, type CaseGate, type CaseGateObject, type LoadedCase, type TestGateKind } from '../case-file/index.ts';
 import { testGateDefinition, testGateKind } from './test-gates.ts';
 import { makeGateCredential, type GateCredential } from './gate-credential.ts';
 import { catalogOf } from '../../spec/drafts.ts';
@@ -61,7 +61,9 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   for (const action of c.act) if ('construct' in action && action.construct.crystal !== undefined) addPrompt(action.construct.crystal, s.call);
   // So does a fork continued on another crystal (CALL-4: both branches share the call).
   for (const action of c.act) if ('fork' in action && action.fork.crystal !== undefined) addPrompt(action.fork.crystal, s.call);
-  const credential = (s.circle?.gates ?? []).some((g) => typeof g === 'object' && g.credential === true) ? makeGateCredential() : undefined;
+  // A gate bound for children only (child_gates) with a credential needs one made up as much as the parent's own.
+  const credentialed = (g: CaseGate): boolean => typeof g === 'object' && (g.credential === true || (g.child_gates ?? []).some(credentialed));
+  const credential = (s.circle?.gates ?? []).some(credentialed) ? makeGateCredential() : undefined;
   /** A test gate as the adapter gets it; the harness answers its calls (drive/test-gates.ts). */
   const testGateSetup = (gate: CaseGateObject): GateSetup | undefined => {
     const kind = testGateKind(gate);

