@@ -34,5 +34,5 @@ export type { LevelSkips, Profile, ProfileName } from './report/profile.ts';
 export type { RecordShapeFinding } from './report/record-shapes.ts';
 export type { RootCause, RootCauseExample, RootCauseKind } from './report/root-causes.ts';
 export type { Exchange } from './crystal-server/types.ts';
-export type { SchemaProblem } from '../schemas/loader.ts';
 export type { WireFormat } from './crystal-server/types.ts';
+export type { Departure } from './judge/consequences.ts';

@@ -1,2 +1,3 @@
 export * from './records.ts';
 export * from './adapter.ts';
+export type { SchemaProblem } from './loader.ts';

@@ -12,6 +12,7 @@ import type { AdapterFactory } from '../run/index.ts';
 import { buildCase } from './build-case.ts';
 import { chooseDraft, kitRulesIn, selects, termsAtDraft } from '../plan/index.ts';
 import { draftVersions } from '../../spec/drafts.ts';
+import { stretchedForLoad } from '../values/index.ts';
 import { propertyAppliesAt, propertyTermsAt, reproducerAt } from './drafts.ts';
 import { buildCodeCase } from './code-case.ts';
 import { CODE_PROPERTIES } from './code-definitions.ts';
@@ -36,8 +37,11 @@ export const DEFAULT_PROPERTY_RUNS = 50;
 export const DEFAULT_CODE_PROPERTY_RUNS = 20;
 /** Per generated case, unless set; a hung implementation errors the run instead of stalling it. */
 export const DEFAULT_PROPERTY_CASE_TIMEOUT_MS = 5_000;
-/** Per property, generation and shrinking together; shrinking stops at the best case found so far. */
-const PROPERTY_TIME_LIMIT_MS = 60_000;
+/** Per property, generation and shrinking together, on an idle machine; shrinking stops at the best case found so far. */
+export const PROPERTY_TIME_LIMIT_MS = 60_000;
+
+/** A property's time limit when it starts: a hang bound held on an idle machine, stretched with the load like a case's limit. */
+export const propertyTimeLimitMs = (): number => stretchedForLoad(PROPERTY_TIME_LIMIT_MS);
 /**
  * Discarded scenarios allowed per run before a property gives up as `skipped`. Every discard drives a
  * case, and one defect can make a property's assumption fail on every scenario (the property of that
@@ -340,6 +344,7 @@ async function runFamily<S, P>(family: Family<S, P>, run: FamilyRun): Promise<vo
 
 async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefinition<P>, runner: ScenarioRunner<P>, arbitrary: fc.Arbitrary<S>, seed: number, runs: number, draft: string, signal?: AbortSignal): Promise<PropertyResult> {
   const started = performance.now();
+  const timeLimitMs = propertyTimeLimitMs();
   // After one scenario runs out of time, every other is discarded: shrinking a hang would cost a time
   // limit per attempt. A scenario that ran out of time checked nothing, so it is never a counterexample:
   // before any failure it makes the property errored by its time limit (`timedOut`); while a failure is
@@ -373,7 +378,7 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
       if (evaluation.status !== 'pass') failureFound = true;
       return evaluation.status === 'pass';
     }),
-    { seed, numRuns: runs, maxSkipsPerRun: MAX_SKIPS_PER_RUN, interruptAfterTimeLimit: PROPERTY_TIME_LIMIT_MS },
+    { seed, numRuns: runs, maxSkipsPerRun: MAX_SKIPS_PER_RUN, interruptAfterTimeLimit: timeLimitMs },
   );
   const elapsed = Math.round(performance.now() - started);
   // Whatever fast-check made of the scenarios before the interruption, the property was not checked to the end.
@@ -382,7 +387,7 @@ async function checkProperty<S, P>(family: Family<S, P>, property: PropertyDefin
   // fast-check holds the hung scenario as its counterexample; it is reported as the time limit it hit.
   if (timedOut !== undefined && !failureFound) return timedOutResult(property, seed, details.numRuns, elapsed, `a generated scenario hit its time limit after ${details.numRuns} runs: ${timedOut.reason ?? 'no reason given'}`);
   if (details.counterexample === null) {
-    if (details.interrupted) return timedOutResult(property, seed, details.numRuns, elapsed, `ran out of the property's time (${PROPERTY_TIME_LIMIT_MS} ms) after ${details.numRuns} runs`);
+    if (details.interrupted) return timedOutResult(property, seed, details.numRuns, elapsed, `ran out of the property's time (${timeLimitMs} ms) after ${details.numRuns} runs`);
     const common = [...discards.entries()].sort((a, b) => b[1] - a[1])[0];
     return base(property, 'skipped', seed, details.numRuns, elapsed, `no generated scenario applied to it (${details.numSkips} discarded${common ? `; most often: ${common[0]}` : ''})`);
   }
