@@ -1,7 +1,7 @@
 /**
  * The project's own results site: runs the suite against every implementation this repository holds
  * (the reference at each draft, the conformant variant, the Python skeleton, the independent
- * implementations, and deliberately broken variants, one of them in two versions so the site shows
+ * implementations of fixtures/independent/, and deliberately broken variants, one of them in two versions so the site shows
  * history), each through the command line exactly as a user runs it, then builds the site from the
  * reports with a manifest. `npm run site` writes it to `site/`; docs/ci.md publishes it.
  *
@@ -38,6 +38,9 @@ export const PROJECT_RUNS: ProjectRun[] = [
   { id: 'variant-off-by-one-0.1.0', adapter: 'fixtures/miniatures/off-by-one-max-turns.ts', draft: '0.1.0', implementation: 'conformant variant', version: '1.0', date: '2026-10-01' },
   { id: 'ignores-done-0.1.0', adapter: 'fixtures/miniatures/ignores-done.ts', draft: '0.1.0', implementation: 'broken: ignores done', version: '1.0', date: '2026-11-28' },
   { id: 'python-skeleton-0.3.1', adapter: 'cmd:python3 fixtures/adapters/python/cantrip_adapter_skeleton.py', draft: '0.3.1', implementation: 'python skeleton', version: '1.0', date: '2026-11-28' },
+  // Written from one draft's text by people who had not read the kit's code (fixtures/independent/).
+  { id: 'independent-python-0.3.1', adapter: 'cmd:python3 fixtures/independent/python-0.3.1/adapter.py', draft: '0.3.1', implementation: 'spellbook (independent, Python)', version: '1.0', date: '2026-11-28' },
+  { id: 'independent-js-0.2.0', adapter: 'fixtures/independent/js-0.2.0/adapter.mjs', draft: '0.2.0', implementation: 'independent JavaScript', version: '1.0', date: '2026-11-28' },
 ];
 
 /** The families `--quick` judges. */
