@@ -10,7 +10,8 @@
  * A field is renamed only when the kit's word is absent, and `reason` only on a truncated turn or when it is
  * null (a reason on another turn is some other field of the implementation's, left alone). Applied after the role words (draft-roles.ts).
  */
-import type { Adapter, Result } from '../../schemas/adapter.ts';
+import type { Adapter } from '../../schemas/adapter.ts';
+import { withLoomView } from './loom-view.ts';
 import type { Turn } from '../../schemas/records.ts';
 import { turnKindAt } from '../../spec/drafts.ts';
 
@@ -35,17 +36,5 @@ export function turnFieldsInKitWords(turn: Turn, draft: string | undefined): Tur
 
 /** The adapter with `loom()` and `thread()` answering with {@link turnFieldsInKitWords} applied to every turn. */
 export function withDraftFieldWords(adapter: Adapter, draft: string | undefined): Adapter {
-  const read = (result: Result<{ turns: Turn[] }>): Result<{ turns: Turn[] }> =>
-    result.ok && Array.isArray(result.value?.turns) ? { ...result, value: { ...result.value, turns: result.value.turns.map((t) => turnFieldsInKitWords(t, draft)) } } : result;
-  const own: Partial<Adapter> = {
-    loom: async () => read(await adapter.loom()),
-    thread: async (leaf: string) => read(await adapter.thread(leaf)),
-  };
-  return new Proxy(adapter, {
-    get(target, key) {
-      if (key === 'loom' || key === 'thread') return own[key];
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withLoomView(adapter, (turns) => turns.map((t) => turnFieldsInKitWords(t, draft)));
 }

@@ -10,7 +10,8 @@
  * `loom.spawned(x)`), the invariants, the properties and the turn schema each judge one vocabulary. A
  * word the judged draft does not have is left as written, so the turn schema still reports it.
  */
-import type { Adapter, Result } from '../../schemas/adapter.ts';
+import type { Adapter } from '../../schemas/adapter.ts';
+import { withLoomView } from './loom-view.ts';
 import type { Turn } from '../../schemas/records.ts';
 import { turnKindAt } from '../../spec/drafts.ts';
 
@@ -31,17 +32,5 @@ export function turnsInKitWords(turns: readonly Turn[], draft: string | undefine
  * reachable).
  */
 export function withDraftRoles(adapter: Adapter, draft: string | undefined): Adapter {
-  const read = (result: Result<{ turns: Turn[] }>): Result<{ turns: Turn[] }> =>
-    result.ok && Array.isArray(result.value?.turns) ? { ...result, value: { ...result.value, turns: turnsInKitWords(result.value.turns, draft) } } : result;
-  const own: Partial<Adapter> = {
-    loom: async () => read(await adapter.loom()),
-    thread: async (leaf: string) => read(await adapter.thread(leaf)),
-  };
-  return new Proxy(adapter, {
-    get(target, key) {
-      if (key === 'loom' || key === 'thread') return own[key];
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withLoomView(adapter, (turns) => turnsInKitWords(turns, draft));
 }

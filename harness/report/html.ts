@@ -410,14 +410,17 @@ function cases(ctx: Ctx): string {
   return out.join('\n');
 }
 
-/** The opening of every self-contained page the kit writes: no scripts, nothing loaded, one inline style. */
-export function documentHead(title: string, style: string): string[] {
+/**
+ * The opening of every self-contained page the kit writes: nothing loaded, one inline style; no script
+ * unless `policy` allows one (the results site's pages allow their one script by its hash).
+ */
+export function documentHead(title: string, style: string, policy: string = HTML_CSP): string[] {
   return [
     '<!DOCTYPE html>',
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${html(HTML_CSP)}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${html(policy)}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="generator" content="cantrip-conformance">',
     `<title>${html(title)}</title>`,

@@ -12,7 +12,7 @@ export type { Change, ReportDiff } from './diff.ts';
 export type { Badge } from './summary.ts';
 export { cellText } from './matrix.ts';
 export { anchor, causeText, clipText, expectationLine, html, LEVELS, oneLine, plural } from './format.ts';
-export { STYLE } from './html.ts';
+export { documentHead, STYLE } from './html.ts';
 export { notExercisedText, profileText, skipNote, skippedAt } from './profile.ts';
 export { verdictDetail } from './markdown.ts';
 export { renderBadge } from './summary.ts';

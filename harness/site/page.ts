@@ -5,7 +5,7 @@
  * sorts and filters tables that are already there), so a reader with scripts off loses nothing but that.
  */
 import { createHash } from 'node:crypto';
-import { html, STYLE } from '../report/index.ts';
+import { documentHead, html, STYLE } from '../report/index.ts';
 
 /** Styles the site adds to the report's. */
 const SITE_STYLE = `${STYLE}
@@ -88,16 +88,7 @@ export const up = (depth: number, path: string): string => `${'../'.repeat(depth
 /** A whole page. `body` is HTML already escaped where it holds text. */
 export function page(options: PageOptions, body: string): string {
   return [
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${html(pagePolicy(options.script))}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<meta name="generator" content="cantrip-conformance">',
-    `<title>${html(options.title)} · ${html(options.siteTitle)}</title>`,
-    `<style>${SITE_STYLE}</style>`,
-    '</head>',
+    ...documentHead(`${options.title} · ${options.siteTitle}`, SITE_STYLE, pagePolicy(options.script)),
     '<body>',
     `<header class="site"><a class="home" href="${up(options.depth, 'index.html')}">${html(options.siteTitle)}</a><a href="${up(options.depth, 'index.html#rules')}">rules</a><a href="${up(options.depth, 'index.html#implementations')}">implementations</a></header>`,
     '<main>',
