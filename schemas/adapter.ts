@@ -67,6 +67,12 @@ export const FEATURES = [
   // PROD-8 (drafts 0.2.0 on): a test gate built with a credential of its own ({@link GateSetup} `credential`),
   // which the implementation treats as a secret and hands the gate with every call (`context.credential`).
   'gate-credentials',
+  // PROD-2 (drafts 0.2.0 on): the maximum number of retries is configured by the setup ({@link CantripSetup.retry}).
+  'retry-limit',
+  // PROD-8 (drafts 0.2.0 on): the loom as its default export writes it for a user ({@link Adapter.exportLoom}).
+  'loom-export',
+  // PROD-8 (drafts 0.2.0 on): what it wrote to its logs while serving the adapter ({@link Adapter.logs}).
+  'log-output',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -387,6 +393,12 @@ export interface CantripSetup {
    * bound ({@link Description.event_buffer}).
    */
   event_buffer?: number;
+  /**
+   * Feature `retry-limit` (PROD-2 from 0.2.0: retries go up to a configurable maximum, three by default):
+   * the most times one failed LLM query (429, 5xx) is tried again. `0`: never retried. Absent: the
+   * implementation's default.
+   */
+  retry?: { max_retries: number };
 }
 
 /** The harness's answer to a crystal query. */
@@ -513,7 +525,29 @@ export interface Adapter {
    * is. The entity may be one that has ended (a cast's, a child's) and need not have written anything.
    */
   overlay?(entity: string, decision: OverlayDecision): Promise<Result<Record<string, never>>>;
+  /**
+   * With `loom-export` (PROD-8): the loom as the implementation's default export writes it for a user
+   * (the file or text its export produces, every turn so far; an implementation that exports thread by
+   * thread gives every thread's export one after another), with `format` naming it (`jsonl`, say).
+   */
+  exportLoom?(): Promise<Result<LoomExport>>;
+  /**
+   * With `log-output` (PROD-8): the text the implementation wrote to its logs (at every level it writes)
+   * since the adapter was created, or since its previous `logs` answer.
+   */
+  logs?(): Promise<Result<LogOutput>>;
   dispose(): Promise<void>;
+}
+
+/** Feature `loom-export`: the default export's text, and what it is. */
+export interface LoomExport {
+  text: string;
+  format?: string;
+}
+
+/** Feature `log-output`: the log text written while serving the adapter. */
+export interface LogOutput {
+  text: string;
 }
 
 /** What the host decides about an entity's file overlay (feature `overlay-file-gates`). */

@@ -21,6 +21,8 @@ import type {
   Host,
   MutationAttempt,
   OverlayDecision,
+  LoomExport,
+  LogOutput,
   Result,
 } from '../../schemas/adapter.ts';
 import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
@@ -111,6 +113,14 @@ export class JsonRpcAdapter implements Adapter {
 
   overlay(entity: string, decision: OverlayDecision): Promise<Result<Record<string, never>>> {
     return this.call('overlay', { entity, decision });
+  }
+
+  exportLoom(): Promise<Result<LoomExport>> {
+    return this.call('export_loom', {});
+  }
+
+  logs(): Promise<Result<LogOutput>> {
+    return this.call('logs', {});
   }
 
   /** Ends the session: a clean end parks the process for the next session, anything else stops it. Bounded; never throws. */

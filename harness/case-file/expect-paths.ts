@@ -8,7 +8,7 @@ import type { Action } from './types.ts';
 import type { Segment } from './path-syntax.ts';
 
 /** Record roots keyed by an action's name (`as:`, or the verb and its count: `cast1`). */
-const BY_ACTION = ['cantrips', 'outcomes', 'errors', 'failures', 'entities', 'forks', 'mutations', 'threads', 'snapshots', 'acp_sessions', 'acp_prompts'];
+const BY_ACTION = ['cantrips', 'outcomes', 'errors', 'failures', 'entities', 'forks', 'mutations', 'threads', 'snapshots', 'exports', 'logs', 'acp_sessions', 'acp_prompts'];
 /** Record roots keyed by a crystal declared under `crystals`. */
 const BY_CRYSTAL = ['requests', 'replies', 'after_outcome', 'wire_waits', 'concurrency'];
 

@@ -248,7 +248,7 @@ function checkExpectationRules(c: Case, at: string): Problem[] {
   return problems;
 }
 
-const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen', 'overlay', 'acp_session', 'acp_prompt'] as const;
+const VERBS = ['construct', 'cast', 'invoke', 'send', 'fork', 'annotate_reward', 'mutate', 'thread', 'snapshot_loom', 'reopen', 'overlay', 'export_loom', 'logs', 'acp_session', 'acp_prompt'] as const;
 
 function checkActions(act: Action[], at: string): Problem[] {
   const problems: Problem[] = [];

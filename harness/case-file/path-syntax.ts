@@ -14,7 +14,7 @@ export type Segment =
 export const RECORD_ROOTS = [
   'description', 'conventions', 'cantrips', 'outcomes', 'errors', 'failures', 'entities', 'forks', 'mutations', 'threads', 'snapshots',
   'requests', 'replies', 'after_outcome', 'wire_problems', 'wire_waits', 'concurrency', 'gates', 'gate_log', 'sleeps', 'events', 'backpressure', 'files', 'loom',
-  'acp', 'acp_sessions', 'acp_prompts', 'credential',
+  'acp', 'acp_sessions', 'acp_prompts', 'credential', 'exports', 'logs',
 ] as const;
 
 export const LOOM_HELPERS = ['entity', 'cast', 'appended', 'spawned'] as const;

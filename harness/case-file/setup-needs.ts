@@ -51,6 +51,8 @@ export function setupNeeds(c: Case): Feature[] {
   if (s.circle?.verifiers !== undefined) needs.add('verifier-wards');
   if (s.circle?.child_limits !== undefined) needs.add('child-circle-wards');
   if (s.event_buffer !== undefined || s.consumer !== undefined) needs.add('bounded-events');
+  // PROD-2 from 0.2.0: a configured maximum of retries; letting the setup configure it is optional here.
+  if (s.retry !== undefined) needs.add('retry-limit');
   for (const action of c.act) {
     // ENTITY-2: accepting an entity id from the caller is optional.
     if ('invoke' in action && typeof action.invoke.entity_id === 'string') needs.add('caller-entity-id');
@@ -59,6 +61,9 @@ export function setupNeeds(c: Case): Feature[] {
     if ('overlay' in action) needs.add('overlay-file-gates');
     // PROD-6, PROD-7: the implementation run as an ACP agent.
     if ('acp_session' in action || 'acp_prompt' in action) needs.add('acp');
+    // PROD-8: the loom's default export and the log output, each offered to the kit only if declared.
+    if ('export_loom' in action) needs.add('loom-export');
+    if ('logs' in action) needs.add('log-output');
   }
   // LOOM-1 read mid-cast: a step that snapshots the loom needs loom() answered while the cast runs.
   if (scriptSteps(c).some((step) => step.snapshot_loom !== undefined)) needs.add('loom-during-cast');

@@ -71,6 +71,8 @@ export interface CaseSetup {
   event_buffer?: number;
   /** Feature bounded-events: how the harness consumes streamed events (default: acknowledges each at once). */
   consumer?: EventConsumerScript;
+  /** Feature retry-limit (PROD-2 from 0.2.0): the configured maximum of retries of one failed LLM query. */
+  retry?: { max_retries: number };
 }
 
 /**
@@ -163,6 +165,10 @@ export type Action =
   | { reopen: { as?: string } }
   /** With `overlay-file-gates`: the host accepts (merges into the root) or rejects (discards) an entity's overlay. */
   | { overlay: { entity: string; decision: 'accept' | 'reject'; as?: string } }
+  /** Feature loom-export (PROD-8): the implementation's default export of the loom, kept as `exports.<as>`. */
+  | { export_loom: { as?: string } }
+  /** Feature log-output (PROD-8): what the implementation logged, kept as `logs.<as>`. */
+  | { logs: { as?: string } }
   /** Feature acp: `session/new` on the implementation's ACP agent (started, and initialized, at the case's first ACP action). */
   | { acp_session: { cwd?: string; as?: string } }
   /** Feature acp: `session/prompt` in the session an earlier `acp_session` opened; `form`: how the text is written (default ACP's own text block under `prompt`). */

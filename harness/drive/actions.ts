@@ -153,6 +153,30 @@ async function overlay({ state, body, trace }: Step): Promise<void> {
   state.store(trace.name, result, () => (state.record.mutations[trace.name] = {}));
 }
 
+/** PROD-8: the implementation's default export of the loom, kept to be searched for the secrets the kit handed over. */
+async function exportLoom({ state, trace }: Step): Promise<void> {
+  if (!state.adapter.exportLoom) throw new Stop('the adapter offers no exportLoom() (an in-process adapter declaring loom-export must have it)');
+  const result = await state.adapter.exportLoom();
+  state.store(trace.name, result, (v) => (state.record.exports[trace.name] = jsonCopy(v)));
+  if (!result.ok) state.faults.push(declaredButRefused('loom-export', 'exportLoom()', 'the loom export', result.error.message));
+}
+
+/** PROD-8: what the implementation logged, kept to be searched for the secrets the kit handed over. */
+async function logs({ state, trace }: Step): Promise<void> {
+  if (!state.adapter.logs) throw new Stop('the adapter offers no logs() (an in-process adapter declaring log-output must have it)');
+  const result = await state.adapter.logs();
+  state.store(trace.name, result, (v) => (state.record.logs[trace.name] = jsonCopy(v)));
+  if (!result.ok) state.faults.push(declaredButRefused('log-output', 'logs()', 'the log output', result.error.message));
+}
+
+/**
+ * An export or log output the implementation declared and then refused: nothing could be searched, which
+ * is a finding about the adapter, not a secret shown (PROD-8), so the case is errored, never failed.
+ */
+function declaredButRefused(feature: string, call: string, what: string, message: string): { kind: 'error'; message: string } {
+  return { kind: 'error', message: `the implementation declares ${feature} but refused ${call} (${message}): ${what} could not be searched for secrets` };
+}
+
 const VERB_STEPS: Record<Verb, VerbStep> = {
   construct,
   cast,
@@ -165,6 +189,8 @@ const VERB_STEPS: Record<Verb, VerbStep> = {
   reopen,
   snapshot_loom: snapshotLoom,
   overlay,
+  export_loom: exportLoom,
+  logs,
   acp_session: acpSession,
   acp_prompt: acpPrompt,
 };

@@ -9,13 +9,14 @@ import type { RunRecord } from './run-record.ts';
 
 /**
  * The parts of the run record the implementation produced and someone can see: the loom and its
- * exports (threads, snapshots), the streamed events, what the entity was shown (every request sent to
+ * exports (threads, snapshots, the default export, feature loom-export), the implementation's log output
+ * (feature log-output), the streamed events, what the entity was shown (every request sent to
  * its LLM, tool results included), and what the user gets back (outcomes, refusals, failures, forks,
  * ACP prompts and sessions). The kit's own logs of the gates' replies (`gates`, `gate_log`) and the
  * scripted crystals' replies are not searched: they are the kit's, and the gate's reply may repeat the
  * secret on purpose.
  */
-export const SEARCHED = ['loom', 'threads', 'snapshots', 'events', 'requests', 'after_outcome', 'outcomes', 'errors', 'failures', 'forks', 'mutations', 'acp', 'acp_sessions', 'acp_prompts'] as const satisfies readonly (keyof RunRecord)[];
+export const SEARCHED = ['loom', 'threads', 'snapshots', 'exports', 'logs', 'events', 'requests', 'after_outcome', 'outcomes', 'errors', 'failures', 'forks', 'mutations', 'acp', 'acp_sessions', 'acp_prompts'] as const satisfies readonly (keyof RunRecord)[];
 
 /** Where the credential shows in the searched parts of `record`, in {@link SEARCHED} order. */
 export function whereCredentialShows(record: RunRecord, needle: string): string[] {

@@ -2,7 +2,7 @@
  * The run record: everything a case's expectations can address (docs/INTERPRETING.md, "Paths"), plus
  * what the invariants need to know about each action.
  */
-import type { CastOutcome, CrystalReply, Description, StreamEvent } from '../../schemas/adapter.ts';
+import type { CastOutcome, CrystalReply, Description, LogOutput, LoomExport, StreamEvent } from '../../schemas/adapter.ts';
 import { DEFAULT_FOLD_MARKER } from '../../schemas/adapter.ts';
 import type { CodedError, CrystalRequest, ForkStrategy, Turn } from '../../schemas/records.ts';
 import type { Verb } from '../case-file/index.ts';
@@ -25,6 +25,10 @@ export interface RunRecord {
   mutations: Record<string, Record<string, never>>;
   threads: Record<string, Turn[]>;
   snapshots: Record<string, Turn[]>;
+  /** Feature loom-export (PROD-8): each `export_loom` action's default export of the loom, as the implementation wrote it. */
+  exports: Record<string, LoomExport>;
+  /** Feature log-output (PROD-8): each `logs` action's log text. */
+  logs: Record<string, LogOutput>;
   /**
    * How each cast, send or fork that failed reported its failure: a refused operation's error, or the
    * `error` its outcome carried. The spec leaves the form open (docs/OPEN-CHOICES.md), so cases look here.
@@ -88,6 +92,8 @@ export function emptyRecord(description: Description): RunRecord {
     mutations: {},
     threads: {},
     snapshots: {},
+    exports: {},
+    logs: {},
     failures: {},
     requests: {},
     replies: {},

@@ -125,5 +125,7 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
   if (s.folding !== undefined) setup.folding = structuredClone(s.folding);
   if (s.expose_loom !== undefined) setup.expose_loom = s.expose_loom;
   if (s.event_buffer !== undefined) setup.event_buffer = s.event_buffer;
+  // Feature retry-limit (PROD-2 from 0.2.0): the configured maximum of retries.
+  if (s.retry !== undefined) setup.retry = structuredClone(s.retry);
   return { setup, testGates, promptsByCrystal, childCrystals, ...(credential && { credential }) };
 }

@@ -5,7 +5,8 @@
  * transport) and the credential a gate is built with (feature `gate-credentials`). The places are the
  * loom and its exports, the streamed events, what the entity was shown (its LLM's requests), what the
  * user gets back (outcomes, refusals, failures) and the ACP session; logs written outside the adapter
- * are out of the kit's sight. Every finding names the path where the secret showed.
+ * are out of the kit's sight, unless the adapter hands them over (feature log-output), as it may the
+ * loom's default export (feature loom-export). Every finding names the path where the secret showed.
  */
 import type { LoadedCase } from '../case-file/index.ts';
 import type { DriveResult } from '../drive/index.ts';
@@ -20,6 +21,8 @@ export const PLACE_OF: Record<Root, string> = {
   loom: 'the loom',
   threads: 'the loom',
   snapshots: 'the loom',
+  exports: 'the loom export',
+  logs: 'the logs',
   events: 'the streamed events',
   requests: 'the observations sent to the LLM',
   after_outcome: 'the observations sent to the LLM',

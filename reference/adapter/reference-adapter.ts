@@ -12,6 +12,7 @@ import { buildCantrip } from './setup.ts';
 import { OverlayRegistry, ownStretch } from './overlay-registry.ts';
 import type { FileOverlay, FileOverlayOptions } from '../circle/overlay.ts';
 import { DEFAULT_EVENT_BOUND } from '../production/event-stream.ts';
+import { OperationalLog } from '../production/operational-log.ts';
 import { REFERENCE_DRAFTS } from '../drafts/draft.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,8 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
   const entities = new Map<string, Entity>();
   /** What each cantrip was built from, to build it again over a reopened loom. */
   const built = new Map<string, { setup: CantripSetup; host: Host }>();
+  /** What the cantrips logged (feature log-output), each line scrubbed of its setup's secrets (PROD-8). */
+  const log = new OperationalLog();
 
   return {
     async describe(): Promise<Description> {
@@ -60,7 +63,7 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         version: '0.1.0',
         spec_version: '0.1.0-draft',
         protocol_version: PROTOCOL_VERSION,
-        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call', 'child-gates', 'loom-during-cast', 'acp', 'gate-credentials'],
+        features: ['fork', 'code-fork', 'streaming', 'composition', 'code-medium', 'loom-exposure', 'folding', 'ephemeral-gates', 'file-gates', 'caller-entity-id', 'persistence', 'verifier-wards', 'child-circle-wards', 'overlay-file-gates', 'bounded-events', 'folding-turn-trigger', 'done-parameters', 'child-crystal', 'child-call', 'child-gates', 'loom-during-cast', 'acp', 'gate-credentials', 'retry-limit', 'loom-export', 'log-output'],
         // PROD-6, PROD-7: the reference served as an ACP agent over stdio (reference/acp/, docs/acp.md), on the crystal the kit serves.
         acp: acpLaunch(),
         sandbox: { language: 'javascript', tool: CODE_TOOL, argument: CODE_ARGUMENT },
@@ -78,7 +81,7 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
 
     construct: (setup, host) =>
       attempt(async () => {
-        const cantrip = buildCantrip(setup, host, loom, undefined, overlays);
+        const cantrip = buildCantrip(setup, host, loom, undefined, overlays, log);
         cantrips.set(cantrip.id, cantrip);
         built.set(cantrip.id, { setup: structuredClone(setup), host });
         return { cantrip: cantrip.id };
@@ -127,7 +130,7 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         if (options?.crystal !== undefined) {
           const origin = built.get(owner);
           if (!origin) throw new CantripError('unsupported', `turn '${turnId}' belongs to a child cantrip; only a constructed cantrip's turns can be forked onto another crystal`);
-          cantrip = buildCantrip({ ...origin.setup, crystal: options.crystal }, origin.host, loom, owner, overlays);
+          cantrip = buildCantrip({ ...origin.setup, crystal: options.crystal }, origin.host, loom, owner, overlays, log);
         }
         const entity = cantrip.fork(turnId);
         entities.set(entity.id, entity);
@@ -152,7 +155,7 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         loom = new Loom(storage);
         // Overlays live in memory, so a restart loses them, as it loses invoked entities.
         overlays = new OverlayRegistry((turnId) => ownStretch(loom, turnId), options.fileOverlay);
-        for (const [id, { setup, host }] of built) cantrips.set(id, buildCantrip(setup, host, loom, id, overlays));
+        for (const [id, { setup, host }] of built) cantrips.set(id, buildCantrip(setup, host, loom, id, overlays, log));
         return {};
       }),
 
@@ -169,6 +172,12 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
         await overlays.decide(entityId, decision, running?.lastTurn ?? own.at(-1)?.id);
         return {};
       }),
+
+    /** PROD-8: the default export, every turn as JSONL; turns are recorded already scrubbed of the setup's secrets. */
+    exportLoom: () => attempt(async () => ({ text: loom.exportAll(), format: 'jsonl' })),
+
+    /** PROD-8: what the cantrips logged since the last read, already scrubbed. */
+    logs: () => attempt(async () => ({ text: log.read() })),
 
     async dispose() {
       for (const entity of entities.values()) entity.dispose();

@@ -26,6 +26,7 @@ import { createOpenAICrystal } from '../crystal/providers/openai.ts';
 import { toChildLimits, toVerifiers } from './ward-setup.ts';
 import { draftOf, type Draft } from '../drafts/draft.ts';
 import { secretRedactor, type Redactor } from '../production/redaction.ts';
+import type { LogWriter, OperationalLog } from '../production/operational-log.ts';
 
 /**
  * Builds a cantrip from a case's setup (`CantripSetup`, wire names) with the reference's own
@@ -34,10 +35,13 @@ import { secretRedactor, type Redactor } from '../production/redaction.ts';
  *
  * The cantrip is built for the setup's `draft` (default 0.1.0; one the reference lacks is refused,
  * `unsupported`): what differs between drafts is decided in reference/drafts/, which the done gate,
- * the composition gates, the loop and the spawner consult.
+ * the composition gates, the loop and the spawner consult. What goes wrong on the way (failed gates and
+ * LLM queries, retries) is written to `log`, scrubbed of the setup's secrets (PROD-8).
  */
-export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: string, overlays = new OverlayRegistry((turnId) => ownStretch(loom, turnId))): Cantrip {
+export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: string, overlays = new OverlayRegistry((turnId) => ownStretch(loom, turnId)), log?: OperationalLog): Cantrip {
   const draft = draftOf(setup.draft);
+  const secrets = secretsOf(setup);
+  const write: LogWriter = log ? log.writer(secrets.redact) : () => {};
   if (!setup.crystal) throw new CantripError('missing_crystal', 'the setup names no crystal');
   if (!setup.call) throw new CantripError('missing_call', 'the setup has no call');
   if (!setup.circle) throw new CantripError('missing_circle', 'the setup has no circle');
@@ -56,10 +60,10 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
   for (const key of Object.keys(wards) as (keyof Wards)[]) if (wards[key] === undefined) delete (wards as Record<string, unknown>)[key];
   return createCantrip({
     ...(id === undefined ? {} : { id }),
-    crystal: crystalFor(host, setup.crystal.name, setup, setup.crystal.context_window, setup.crystal.forces_tool_use),
+    crystal: crystalFor(host, setup.crystal.name, setup, setup.crystal.context_window, setup.crystal.forces_tool_use, write),
     call: toCall(setup.call),
     circle: createCircle({
-      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup, overlays, draft)),
+      gates: setup.circle.gates.map((gate) => buildGate(gate, host, wards, setup, overlays, draft, write)),
       wards,
       medium: mediumOf(setup.circle.medium, wards),
       verifiers: toVerifiers(setup.circle.verifiers),
@@ -77,7 +81,7 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
       : {}),
     requireDone: setup.require_done ?? false,
     draft,
-    ...secretsOf(setup),
+    ...secrets,
     ...(setup.tool_choice === undefined ? {} : { toolChoice: setup.tool_choice }),
     loom,
     onEvent: host.event ? eventSink(host, setup.event_buffer) : undefined,
@@ -121,7 +125,7 @@ function secretsOf(setup: CantripSetup): { redact?: Redactor } {
   return secrets.length === 0 ? {} : { redact: secretRedactor(secrets) };
 }
 
-function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup, overlays: OverlayRegistry, draft: Draft): Gate {
+function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripSetup, overlays: OverlayRegistry, draft: Draft, write: LogWriter): Gate {
   if ('test' in setup) {
     // CIRCLE-10, PROD-8: the gate's credential is bound here, once; it goes back with each call and nowhere else.
     const credential = setup.credential;
@@ -130,6 +134,7 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripS
       async (args, context) => {
         const reply = await host.callGate(setup.name, args, { entity_id: context.entityId, tool_call_id: context.toolCallId, ...(credential === undefined ? {} : { credential }) });
         if (reply.ok) return reply.result;
+        write(`gate ${setup.name} failed: ${reply.error.name}: ${reply.error.message}`);
         throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
       },
       { ephemeral: setup.ephemeral ?? false },
@@ -146,13 +151,13 @@ function buildGate(setup: GateSetup, host: Host, wards: Wards, cantrip: CantripS
   if (setup.name === 'call_entity' || setup.name === 'call_entity_batch') {
     const composition = setup as { crystal?: string; call?: CallSetup; child_gates?: GateSetup[] };
     const dependencies = {
-      ...(composition.crystal ? { crystal: crystalFor(host, composition.crystal, cantrip, undefined, undefined) } : {}),
+      ...(composition.crystal ? { crystal: crystalFor(host, composition.crystal, cantrip, undefined, undefined, write) } : {}),
       ...(composition.call ? { call: toCall(composition.call) } : {}),
       // COMP-1, COMP-7 from 0.2.0: gates a child may hold beyond its parent's, bound here (CIRCLE-10); drafts/child-circle.ts ignores them at 0.1.0.
-      ...(composition.child_gates ? { childGates: composition.child_gates.map((gate) => buildGate(gate, host, wards, cantrip, overlays, draft)) } : {}),
+      ...(composition.child_gates ? { childGates: composition.child_gates.map((gate) => buildGate(gate, host, wards, cantrip, overlays, draft, write)) } : {}),
       draft,
       // From 0.2.0 a request may name its child's LLM (COMP-7): any crystal the harness serves, bound here (CIRCLE-10).
-      crystalNamed: (name: string) => crystalFor(host, name, cantrip, undefined, undefined),
+      crystalNamed: (name: string) => crystalFor(host, name, cantrip, undefined, undefined, write),
     };
     return setup.name === 'call_entity'
       ? callEntityGate(dependencies)
@@ -168,14 +173,19 @@ function toCall(setup: CallSetup) {
 /**
  * The crystal named `name`: over a wire transport, the reference's own provider for that format,
  * pointed at the harness's server (its retries wait through `host.sleep`, PROD-2); otherwise a crystal
- * that hands each query to the harness, with the same retry policy.
+ * that hands each query to the harness, with the same retry policy. The setup's `retry` (feature
+ * retry-limit, PROD-2 from 0.2.0) sets how many retries one query gets; absent, the default three.
  */
-function crystalFor(host: Host, name: string, setup: CantripSetup, contextWindow: number | undefined, forces: boolean | undefined): Crystal {
-  const sleep = (ms: number): Promise<void> => host.sleep(ms);
+function crystalFor(host: Host, name: string, setup: CantripSetup, contextWindow: number | undefined, forces: boolean | undefined, write: LogWriter): Crystal {
+  const sleep = (ms: number): Promise<void> => {
+    write(`a query of ${name} failed and is tried again after ${ms} ms`);
+    return host.sleep(ms);
+  };
+  const retry = { sleep, ...maxRetriesOf(setup) };
   const endpoint = setup.crystal_endpoints?.[name];
-  if (!endpoint) return simulateForcing(withRetry(hostCrystal(host, name, contextWindow), { sleep }), forces);
+  if (!endpoint) return simulateForcing(withRetry(hostCrystal(host, name, contextWindow, write), retry), forces);
   // Providers re-prompt for `tool_choice: required` themselves (CRYSTAL-5), natively forced or not.
-  const options = { baseUrl: endpoint.base_url, apiKey: endpoint.api_key, stream: endpoint.stream, retry: { sleep }, ...(contextWindow === undefined ? {} : { contextWindow }) };
+  const options = { baseUrl: endpoint.base_url, apiKey: endpoint.api_key, stream: endpoint.stream, retry, ...(contextWindow === undefined ? {} : { contextWindow }) };
   if (endpoint.format === 'anthropic') return createAnthropicCrystal(endpoint.model, options);
   if (endpoint.format === 'gemini') return createGeminiCrystal(endpoint.model, options);
   return createOpenAICrystal(endpoint.model, options);
@@ -186,8 +196,16 @@ function simulateForcing(crystal: Crystal, forces: boolean | undefined): Crystal
   return forces === false ? requireToolUse(crystal) : crystal;
 }
 
-/** A crystal that forwards each query to the harness's scripted crystal. */
-function hostCrystal(host: Host, name: string, contextWindow: number | undefined): Crystal {
+/** PROD-2: the configured maximum of retries, refused when it is not a whole number of at least 0. */
+function maxRetriesOf(setup: CantripSetup): { maxRetries?: number } {
+  if (setup.retry === undefined) return {};
+  const max = setup.retry.max_retries;
+  if (!Number.isInteger(max) || max < 0) throw new CantripError('unsupported', `retry.max_retries must be a whole number of at least 0, not ${String(max)}`);
+  return { maxRetries: max };
+}
+
+/** A crystal that forwards each query to the harness's scripted crystal; a failure is logged before it is thrown. */
+function hostCrystal(host: Host, name: string, contextWindow: number | undefined, write: LogWriter): Crystal {
   return {
     contractVersion: CRYSTAL_CONTRACT_VERSION,
     name,
@@ -195,6 +213,7 @@ function hostCrystal(host: Host, name: string, contextWindow: number | undefined
     async query(request) {
       const reply = await host.queryCrystal(name, request);
       if (reply.ok) return reply.response;
+      write(`a query of ${name} failed${reply.error.status === undefined ? '' : ` with status ${reply.error.status}`}: ${reply.error.message}`);
       const code = isErrorCode(reply.error.code) ? reply.error.code : 'crystal_error';
       throw new CrystalError(code, reply.error.message, reply.error.status === undefined ? {} : { status: reply.error.status });
     },

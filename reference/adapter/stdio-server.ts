@@ -87,6 +87,14 @@ export function serveAdapter(createAdapter: () => Adapter, options: ServeOptions
           ? adapter.overlay(params.entity as string, params.decision as OverlayDecision)
           : { ok: false, error: { message: 'this implementation has no file overlays' } };
       },
+      export_loom: async () => {
+        const adapter = current();
+        return adapter.exportLoom ? adapter.exportLoom() : { ok: false, error: { message: 'this implementation offers no loom export' } };
+      },
+      logs: async () => {
+        const adapter = current();
+        return adapter.logs ? adapter.logs() : { ok: false, error: { message: 'this implementation offers no log output' } };
+      },
       dispose: async () => {
         const ending = session;
         session = undefined;

@@ -200,6 +200,14 @@ export class Loom {
     return this.leaves().map((leaf) => this.pathTo(leaf.id));
   }
 
+  /**
+   * The default export of the whole loom (PROD-8: it carries no secret): every turn in append order as
+   * JSONL, redacted when a redactor was given, like a thread's export; read back, it is a loom file.
+   */
+  exportAll(): string {
+    return threadToJsonl(this.turns(), this.#redact);
+  }
+
   /** The thread ending at `leafId` as JSONL, redacted when a redactor was given (LOOM-10). */
   exportThread(leafId: string): string {
     return threadToJsonl(this.thread(leafId), this.#redact);

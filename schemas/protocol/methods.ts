@@ -6,7 +6,7 @@
 import { SCHEMA_BASE, validate, type SchemaProblem } from '../loader.ts';
 
 /** Harness to implementation: one per operation of the `Adapter` interface. `describe` is the handshake. */
-export const ADAPTER_METHODS = ['describe', 'construct', 'cast', 'invoke', 'send', 'fork', 'loom', 'thread', 'mutate', 'reopen', 'overlay', 'dispose'] as const;
+export const ADAPTER_METHODS = ['describe', 'construct', 'cast', 'invoke', 'send', 'fork', 'loom', 'thread', 'mutate', 'reopen', 'overlay', 'export_loom', 'logs', 'dispose'] as const;
 export type AdapterMethod = (typeof ADAPTER_METHODS)[number];
 
 /**
