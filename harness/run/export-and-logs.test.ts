@@ -50,8 +50,10 @@ const refusesBoth: AdapterFactory = () => {
 
 /** Which cases each defect's leak shows in, and the shape of every path it leaves. */
 const DEFECTS: Record<string, { wrap: (f: AdapterFactory) => AdapterFactory; fails: string[]; paths: RegExp }> = {
-  'the setup, credentials included, at the head of the default export': { wrap: withSetupInTheLoomExport, fails: [EXPORT, CHILD], paths: /^exports\.exported\.text$/ },
-  'failed gate calls logged with the gate’s raw error': { wrap: withRawGateErrorsLogged, fails: [LOGS, CHILD], paths: /^logs\.logged\.text$/ },
+  // The setup, credentials included, at the head of the default export.
+  'setup-in-the-loom-export': { wrap: withSetupInTheLoomExport, fails: [EXPORT, CHILD], paths: /^exports\.exported\.text$/ },
+  // Failed gate calls logged with the gate's raw error.
+  'raw-gate-errors-logged': { wrap: withRawGateErrorsLogged, fails: [LOGS, CHILD], paths: /^logs\.logged\.text$/ },
 };
 
 describe('PROD-8: a gate credential stays out of the default loom export and the logs', () => {

@@ -53,7 +53,7 @@ describe('PROD-2: a configured maximum of retries', () => {
     });
   }
 
-  it('the defect that ignores the configured maximum fails both, on PROD-2 alone', async () => {
+  it('configured-retries-ignored: the defect that ignores the configured maximum fails both, on PROD-2 alone', async () => {
     const suite = await runSuite(file, withConfiguredRetriesIgnored(reference), { filter: ALL, draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
     expect(suite.cases.map((c) => [c.id, c.status, c.failed_rules]).sort()).toEqual(ALL.map((id) => [id, 'fail', ['PROD-2']]).sort());
   });
