@@ -122,7 +122,7 @@ export function exampleDetail(detail: string | undefined, line: string): string 
  * The run record's roots whose next segment is a name the case chose (an action's `as`, a crystal, a gate,
  * a thread or snapshot label), and the loom helpers whose argument is one.
  */
-const NAMED_ROOT = /^(outcomes|errors|failures|entities|forks|mutations|threads|snapshots|cantrips|requests|replies|after_outcome|concurrency|wire_waits|gates|acp_sessions|acp_prompts)\.[^.[\s]+/;
+const NAMED_ROOT = /^(outcomes|errors|failures|entities|forks|mutations|threads|snapshots|exports|logs|cantrips|requests|replies|after_outcome|concurrency|wire_waits|gates|acp_sessions|acp_prompts)\.[^.[\s]+/;
 const NAMED_HELPER = /\.(cast|entity|spawned|appended)\([^()]*\)/g;
 
 /**
