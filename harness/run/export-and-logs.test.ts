@@ -48,6 +48,22 @@ const refusesBoth: AdapterFactory = () => {
   return adapter;
 };
 
+/**
+ * Another reading: an export that is a Markdown transcript of the loom (no JSONL, no ids) and a log that
+ * stays empty. PROD-8 fixes neither format nor what is logged, so it passes as the reference does.
+ */
+const transcriptAndSilence: AdapterFactory = () => {
+  const adapter = createReferenceAdapter();
+  adapter.exportLoom = async () => {
+    const loom = await adapter.loom();
+    if (!loom.ok) return loom;
+    const text = loom.value.turns.map((turn) => `## ${String(turn.role)}\n\n${JSON.stringify(turn.observation ?? turn.utterance ?? null)}\n`).join('\n');
+    return { ok: true, value: { text, format: 'markdown' } };
+  };
+  adapter.logs = async () => ({ ok: true, value: { text: '' } });
+  return adapter;
+};
+
 /** Which cases each defect's leak shows in, and the shape of every path it leaves. */
 const DEFECTS: Record<string, { wrap: (f: AdapterFactory) => AdapterFactory; fails: string[]; paths: RegExp }> = {
   // The setup, credentials included, at the head of the default export.
@@ -114,6 +130,11 @@ describe('PROD-8: a gate credential stays out of the default loom export and the
       }
     });
   }
+
+  it('an export in another format (a Markdown transcript) and an empty log pass too', async () => {
+    const suite = await runSuite(file, transcriptAndSilence, { filter: ALL, draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
+    expect(suite.cases.map((c) => [c.id, c.status, c.failures]).sort()).toEqual(ALL.map((id) => [id, 'pass', []]).sort());
+  });
 
   it('an implementation without the features is skipped, with the missing feature named', async () => {
     const suite = await runSuite(file, without('loom-export', 'log-output'), { filter: ALL, draft: '0.3.1', timeoutMs: CASE_BOUND_MS });
