@@ -469,6 +469,11 @@ export type MutationAttempt =
 export interface ForkOptions {
   /** The crystal the fork runs on, as `CantripSetup.crystal` is given; absent: its cantrip's crystal. */
   crystal?: CrystalSetup;
+  /**
+   * The strategy the harness asks for (§6.6), only one the implementation lists in
+   * `Description.fork_strategies`: make the fork that way, or refuse. Absent: the implementation's choice.
+   */
+  strategy?: ForkStrategy;
 }
 
 /** The operations an implementation offers the harness. */

@@ -3,7 +3,7 @@
  * `schemas/test-case.schema.json`; docs/INTERPRETING.md says what each key means.
  */
 import type { ChildLimitsSetup, CrystalTransport, Feature, VerifierSetup, WardSetup } from '../../schemas/adapter.ts';
-import type { Hyperparameters } from '../../schemas/records.ts';
+import type { ForkStrategy, Hyperparameters } from '../../schemas/records.ts';
 import type { ProviderStep } from '../crystal-server/index.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
@@ -143,8 +143,12 @@ export type Action =
   | { cast: { intent?: string | null; cantrip?: string; as?: string } }
   | { invoke: { cantrip?: string; entity_id?: string; as?: string } }
   | { send: { entity: string; intent?: string | null; as?: string } }
-  /** `crystal`: continue the fork on another declared crystal (LOOM-4 with the swap of spec 2.2). */
-  | { fork: { from: TurnRef; intent?: string; crystal?: string; as?: string } }
+  /**
+   * `crystal`: continue the fork on another declared crystal (LOOM-4 with the swap of spec 2.2).
+   * `strategy`: ask for a fork made that way (§6.6; LOOM-13 binds replay forks); an implementation that
+   * does not declare it in `fork_strategies` skips the case, one that refuses it or makes another leaves it not run.
+   */
+  | { fork: { from: TurnRef; intent?: string; crystal?: string; strategy?: ForkStrategy; as?: string } }
   | { annotate_reward: { turn: TurnRef; reward: number | null; as?: string } }
   | {
       mutate: {
