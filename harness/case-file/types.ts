@@ -10,6 +10,7 @@ export type Level = 'MUST' | 'SHOULD' | 'MAY';
 /** A case's level in each draft it applies to, where a rule's level changed between drafts (`{ 0.1.0: MUST, 0.3.1: SHOULD }`). */
 export type LevelByDraft = Partial<Record<string, Level>>;
 export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter' | 'fixed';
+export type MediumName = 'conversation' | 'code';
 
 export interface CaseCall {
   system_prompt?: string;
@@ -48,8 +49,11 @@ export interface CaseSetup {
   crystal?: string;
   call?: CaseCall;
   circle?: {
-    /** Absent: the implementation receives no medium (MEDIUM-1 at 0.3.1: conversation by default). */
-    medium?: 'conversation' | 'code';
+    /**
+     * Absent: the implementation receives no medium (MEDIUM-1 at 0.3.1: conversation by default). A list:
+     * two medium declarations at once, in cases about MEDIUM-1 that judge the refusal (errors.main).
+     */
+    medium?: MediumName | MediumName[];
     gates: CaseGate[];
     wards?: WardSetup;
     /** Feature `verifier-wards`: passed on unchanged. */

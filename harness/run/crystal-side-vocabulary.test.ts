@@ -6,13 +6,16 @@
  * is skipped with the reason, never failed. Runs only these cases, in process.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { problemsOf } from '../testing/case-file-refusals.ts';
 import { withReplayRunningGates } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { withFirstMediumKept, withTwoMediumsMerged } from '../../fixtures/lineage/crystal-side-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 import type { CaseFile } from '../case-file/types.ts';
-import type { Adapter } from '../../schemas/adapter.ts';
+import type { Adapter, CantripSetup, Host } from '../../schemas/adapter.ts';
 
 /** Only bounds a hang, never a verdict: the code cases start QuickJS workers, slow on a loaded machine. */
 const CASE_BOUND_MS = 60_000;
@@ -73,6 +76,48 @@ describe('crystal-side case vocabulary (issue 30 item 3)', () => {
       const other = await run(snapshots, CASE);
       expect(other.status).toBe('skipped');
       expect(other.reason).toMatch(/^not run: asked for a replay fork, the implementation made a snapshot fork/);
+    });
+  });
+
+  describe('MEDIUM-1: a circle given two medium declarations', () => {
+    const CASE = 'medium1-circle-with-two-mediums-refused-or-one';
+
+    it('the reference refuses the setup at construction', async () => {
+      const adapter = await reference();
+      const host = {} as Host; // construct calls nothing of it
+      const setup: CantripSetup = { draft: DRAFT, crystal: { name: 'parent' }, call: {}, circle: { medium: ['conversation', 'code'], gates: [{ name: 'done' }], wards: { max_turns: 2 } } };
+      const built = await adapter.construct(setup, host);
+      expect(built.ok ? 'built' : built.error.code).toBe('unsupported');
+      const single = await adapter.construct({ ...setup, circle: { ...setup.circle!, medium: 'conversation' } }, host);
+      expect(single.ok).toBe(true);
+    });
+
+    for (const draft of ['0.2.0', '0.3.1']) {
+      it(`the reference passes at ${draft}`, async () => {
+        const [c] = (await runSuite(file, reference, { filter: [CASE], draft, timeoutMs: CASE_BOUND_MS })).cases;
+        expect([c?.status, c?.failures, c?.problems]).toEqual(['pass', [], []]);
+      });
+    }
+
+    it('a circle built as both mediums at once fails on MEDIUM-1 alone', async () => {
+      const c = await run(withTwoMediumsMerged(reference), CASE);
+      expect([c.status, c.failed_rules]).toEqual(['fail', ['MEDIUM-1']]);
+    });
+
+    it('a circle built as one of the two declared mediums passes: the other reading', async () => {
+      const c = await run(withFirstMediumKept(reference), CASE);
+      expect([c.status, c.failures, c.problems]).toEqual(['pass', [], []]);
+    });
+
+    it('the loader refuses two mediums in a case that is not about MEDIUM-1 or does not judge the refusal, at the key', () => {
+      const bad = readFileSync(join(PACKAGE_ROOT, 'tests.yaml'), 'utf8');
+      const start = bad.indexOf(`  - id: ${CASE}\n`);
+      const end = bad.indexOf('\n  - id: ', start + 1);
+      const one = bad.slice(start, end).replace('rules: [MEDIUM-1]', 'rules: [MEDIUM-2]').replace("- path: errors.main\n        any_of:", '- path: outcomes.first\n        any_of:');
+      const problems = problemsOf(`format_version: 1\nspec_version: 0.1.0-draft\ncases:\n${one}\n`);
+      const messages = problems.filter((p) => p.pointer === '/cases/0/setup/circle/medium').map((p) => p.message);
+      expect(messages).toHaveLength(2);
+      expect(problems.find((p) => p.pointer === '/cases/0/setup/circle/medium')?.line).toBeGreaterThan(3);
     });
   });
 });
