@@ -92,10 +92,20 @@ export interface ScriptToolCall {
   id?: string;
 }
 
+/** A tool the provider ran itself while answering, served in the reply's `provider_tools` (LLM-7). */
+export interface ScriptProviderTool {
+  id: string;
+  name: string;
+  args?: unknown;
+  result: string;
+}
+
 export interface ScriptStep {
   content?: string | null;
   /** `null` only in a raw step: the reply carries `tool_calls: null`. */
   tool_calls?: ScriptToolCall[] | null;
+  /** Callback transport only: tools the provider ran itself, with their results (LLM-7). */
+  provider_tools?: ScriptProviderTool[];
   code?: Record<string, string>;
   usage?: { prompt: number; completion: number; cached: number };
   thinking?: string;

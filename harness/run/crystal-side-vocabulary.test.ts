@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { problemsOf } from '../testing/case-file-refusals.ts';
 import { withReplayRunningGates } from '../../fixtures/lineage/draft-rule-defects.ts';
-import { withFirstMediumKept, withTwoMediumsMerged } from '../../fixtures/lineage/crystal-side-defects.ts';
+import { withFirstMediumKept, withProviderResultsAsToolMessages, withTwoMediumsMerged } from '../../fixtures/lineage/crystal-side-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -118,6 +118,30 @@ describe('crystal-side case vocabulary (issue 30 item 3)', () => {
       const messages = problems.filter((p) => p.pointer === '/cases/0/setup/circle/medium').map((p) => p.message);
       expect(messages).toHaveLength(2);
       expect(problems.find((p) => p.pointer === '/cases/0/setup/circle/medium')?.line).toBeGreaterThan(3);
+    });
+  });
+
+  describe('LLM-7: a scripted reply carrying a tool the provider ran itself', () => {
+    const CASE = 'llm7-provider-run-tool-result-not-sent-unpaired';
+
+    it('the reference, which sends back only its own calls\' results, passes', async () => {
+      const c = await run(reference, CASE);
+      expect([c.status, c.failures, c.problems]).toEqual(['pass', [], []]);
+    });
+
+    it('the provider\'s results sent back as tool messages with no call before them fail on LLM-7 alone', async () => {
+      const c = await run(withProviderResultsAsToolMessages(reference), CASE);
+      expect([c.status, c.failed_rules]).toEqual(['fail', ['LLM-7']]);
+    });
+
+    it('the loader refuses provider_tools in a case that may run over a wire, at the key', () => {
+      const text = readFileSync(join(PACKAGE_ROOT, 'tests.yaml'), 'utf8');
+      const start = text.indexOf(`  - id: ${CASE}\n`);
+      const one = text.slice(start, text.indexOf('\n  - id: ', start + 1)).replace('    transports: [callback]\n', '');
+      const problems = problemsOf(`format_version: 1\nspec_version: 0.1.0-draft\ncases:\n${one}\n`);
+      const at = problems.filter((p) => p.pointer === '/cases/0/crystals/parent/script/0/provider_tools');
+      expect(at).toHaveLength(1);
+      expect(at[0]!.line).toBeGreaterThan(3);
     });
   });
 });
