@@ -50,7 +50,7 @@ describe('crystal-side case vocabulary (issue 30 item 3)', () => {
       expect([c.status, c.failures, c.problems]).toEqual(['pass', [], []]);
     });
 
-    it('a replay that runs the recorded gates again fails on LOOM-13 alone', async () => {
+    it('replay-fork-runs-gates-again: a replay that runs the recorded gates again fails on LOOM-13 alone', async () => {
       const c = await run(withReplayRunningGates(reference), CASE);
       expect([c.status, c.failed_rules]).toEqual(['fail', ['LOOM-13']]);
     });
@@ -99,7 +99,7 @@ describe('crystal-side case vocabulary (issue 30 item 3)', () => {
       });
     }
 
-    it('a circle built as both mediums at once fails on MEDIUM-1 alone', async () => {
+    it('two-mediums-merged: a circle built as both mediums at once fails on MEDIUM-1 alone', async () => {
       const c = await run(withTwoMediumsMerged(reference), CASE);
       expect([c.status, c.failed_rules]).toEqual(['fail', ['MEDIUM-1']]);
     });
@@ -129,7 +129,7 @@ describe('crystal-side case vocabulary (issue 30 item 3)', () => {
       expect([c.status, c.failures, c.problems]).toEqual(['pass', [], []]);
     });
 
-    it('the provider\'s results sent back as tool messages with no call before them fail on LLM-7 alone', async () => {
+    it('provider-results-sent-unpaired: the provider\'s results sent back as tool messages with no call before them fail on LLM-7 alone', async () => {
       const c = await run(withProviderResultsAsToolMessages(reference), CASE);
       expect([c.status, c.failed_rules]).toEqual(['fail', ['LLM-7']]);
     });
