@@ -152,8 +152,11 @@ export type TurnRef =
   | { of: string; first: true };
 
 export type Action =
-  /** One more cantrip from the same setup, optionally on another of the case's crystals (the swap of spec 2.2). */
-  | { construct: { as: string; crystal?: string } }
+  /**
+   * One more cantrip from the same setup, optionally on another of the case's crystals (the swap of spec
+   * 2.2), or with only some of the setup circle's gates (`gates`, names: the same identity in another circle, IDENTITY-3).
+   */
+  | { construct: { as: string; crystal?: string; gates?: string[] } }
   | { cast: { intent?: string | null; cantrip?: string; as?: string } }
   | { invoke: { cantrip?: string; entity_id?: string; as?: string } }
   | { send: { entity: string; intent?: string | null; as?: string } }

@@ -28,6 +28,11 @@ type VerbStep = (step: Step) => Promise<void>;
 async function construct({ state, host, body, trace }: Step): Promise<void> {
   const setup = structuredClone(state.prepared.setup);
   if (typeof body.crystal === 'string') setup.crystal = state.crystalSetup(body.crystal);
+  // The same identity in a circle with fewer of the setup's gates (IDENTITY-3); the loader saw every name among them.
+  if (Array.isArray(body.gates) && setup.circle !== undefined) {
+    const kept = new Set(body.gates as string[]);
+    setup.circle.gates = setup.circle.gates.filter((g) => kept.has(g.name));
+  }
   const result = await state.adapter.construct(setup, host);
   state.store(trace.name, result, (v) => (state.record.cantrips[trace.name] = v.cantrip));
   // A refusal the case does not judge leaves nothing to judge: the case could not run (drive/refused-setup.ts).

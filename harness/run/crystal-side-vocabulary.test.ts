@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { problemsOf } from '../testing/case-file-refusals.ts';
 import { withReplayRunningGates } from '../../fixtures/lineage/draft-rule-defects.ts';
-import { withFirstMediumKept, withProviderResultsAsToolMessages, withTwoMediumsMerged } from '../../fixtures/lineage/crystal-side-defects.ts';
+import { withFirstMediumKept, withProviderResultsAsToolMessages, withToolsKeptByTheIdentity, withTwoMediumsMerged } from '../../fixtures/lineage/crystal-side-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -142,6 +142,30 @@ describe('crystal-side case vocabulary (issue 30 item 3)', () => {
       const at = problems.filter((p) => p.pointer === '/cases/0/crystals/parent/script/0/provider_tools');
       expect(at).toHaveLength(1);
       expect(at[0]!.line).toBeGreaterThan(3);
+    });
+  });
+
+  describe('IDENTITY-3: the same identity in a circle with other gates', () => {
+    const CASE = 'identity3-same-identity-in-another-circle-offers-that-circles-gates';
+
+    for (const draft of ['0.2.0', '0.3.1']) {
+      it(`the reference presents each circle's own gates and passes at ${draft}`, async () => {
+        const [c] = (await runSuite(file, reference, { filter: [CASE], draft, timeoutMs: CASE_BOUND_MS })).cases;
+        expect([c?.status, c?.failures, c?.problems]).toEqual(['pass', [], []]);
+      });
+    }
+
+    it('tools-kept-by-the-identity: gate definitions presented from the identity\'s first copy fail on IDENTITY-3 alone', async () => {
+      const c = await run(withToolsKeptByTheIdentity(reference), CASE);
+      expect([c.status, c.failed_rules]).toEqual(['fail', ['IDENTITY-3']]);
+    });
+
+    it('the loader refuses a construct that keeps a gate the setup lacks, or leaves out done, at the key', () => {
+      const text = readFileSync(join(PACKAGE_ROOT, 'tests.yaml'), 'utf8');
+      const start = text.indexOf(`  - id: ${CASE}\n`);
+      const one = text.slice(start, text.indexOf('\n  - id: ', start + 1)).replace('gates: [done, counter] }', 'gates: [fetch] }');
+      const problems = problemsOf(`format_version: 1\nspec_version: 0.1.0-draft\ncases:\n${one}\n`);
+      expect(problems.filter((p) => p.pointer === '/cases/0/act/1/construct/gates')).toHaveLength(2);
     });
   });
 });
