@@ -12,7 +12,7 @@ import { problemsOf } from '../testing/case-file-refusals.ts';
 import { withReplayRunningGates } from '../../fixtures/lineage/draft-rule-defects.ts';
 import { withFirstMediumKept, withProviderResultsAsToolMessages, withToolsKeptByTheIdentity, withTwoMediumsMerged } from '../../fixtures/lineage/crystal-side-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
-import { loadCaseFile } from '../case-file/load.ts';
+import { loadCaseFile, loadCaseText } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 import type { CaseFile } from '../case-file/types.ts';
 import type { Adapter, CantripSetup, Host } from '../../schemas/adapter.ts';
@@ -76,6 +76,35 @@ describe('crystal-side case vocabulary (issue 30 item 3)', () => {
       const other = await run(snapshots, CASE);
       expect(other.status).toBe('skipped');
       expect(other.reason).toMatch(/^not run: asked for a replay fork, the implementation made a snapshot fork/);
+    });
+
+    it('the reference refuses a replay fork of a conversation circle, which it forks by snapshot; a case reading errors.<as> judges that refusal', async () => {
+      const text = `format_version: 1
+spec_version: 0.1.0-draft
+cases:
+  - id: conversation-fork-asked-for-by-replay
+    rules: [LOOM-4]
+    rules_draft: '0.3.1'
+    level: MUST
+    requires: [fork]
+    description: a conversation fork asked for by replay
+    setup:
+      crystal: parent
+      call: {}
+      circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: echo, args: { text: a } }]
+          - tool_calls: [{ gate: done, args: { answer: b } }]
+    act:
+      - cast: { intent: "Talk, then fork", as: first }
+      - fork: { from: { of: first, nth: 1 }, strategy: replay, as: branch }
+    expect:
+      - { path: errors.branch, present: true }
+`;
+      const suite = await runSuite(loadCaseText(text, 'inline.yaml'), reference, { draft: DRAFT, timeoutMs: CASE_BOUND_MS });
+      expect(suite.cases.map((c) => [c.status, c.failures, c.problems])).toEqual([['pass', [], []]]);
     });
   });
 
