@@ -361,9 +361,11 @@ export interface CantripSetup {
      * Absent: the setup names no medium. At 0.3.1 the circle is then a conversation circle (MEDIUM-1:
      * one medium, conversation by default); 0.1.0 and 0.2.0 give every circle one medium but name no
      * default, so an implementation of those drafts may refuse such a circle. The harness sends no
-     * `medium` only in cases about that default, judged at 0.3.1.
+     * `medium` only in cases about that default, judged at 0.3.1. A list of two different names: the
+     * circle is declared with two mediums at once (cases about MEDIUM-1 only); a circle has exactly
+     * one, so refuse it, or build a circle that is one medium (gates as tools, or code, not both).
      */
-    medium?: 'conversation' | 'code';
+    medium?: 'conversation' | 'code' | ('conversation' | 'code')[];
     gates: GateSetup[];
     wards: WardSetup;
     /** Feature `verifier-wards`: checks on every gate call, in priority order (first listed runs first). */
@@ -481,6 +483,11 @@ export type MutationAttempt =
 export interface ForkOptions {
   /** The crystal the fork runs on, as `CantripSetup.crystal` is given; absent: its cantrip's crystal. */
   crystal?: CrystalSetup;
+  /**
+   * The strategy the harness asks for (§6.6), only one the implementation lists in
+   * `Description.fork_strategies`: make the fork that way, or refuse. Absent: the implementation's choice.
+   */
+  strategy?: ForkStrategy;
 }
 
 /** The operations an implementation offers the harness. */

@@ -69,6 +69,21 @@ export interface CrystalResponse {
   thinking?: string;
   /** Provider extras (stop reason, model id...). Never required by consumers (CRYSTAL-6). */
   metadata?: Record<string, unknown>;
+  /**
+   * Tools the provider ran itself while answering (a provider-side search or code run), each with its
+   * call and result. Not gate calls of the circle: a tool-result message for one may only follow an
+   * assistant message holding its call (LLM-7). Schema: `crystal-response.schema.json`.
+   */
+  provider_tools?: ProviderToolRun[];
+}
+
+/** One tool the provider ran itself: its call and the result it got. */
+export interface ProviderToolRun {
+  id: string;
+  name: string;
+  /** JSON text. */
+  arguments: string;
+  result: string;
 }
 
 /** A gate failure as the entity sees it (CIRCLE-5). */

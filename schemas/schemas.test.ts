@@ -24,6 +24,7 @@ import type {
   LoomLine,
   Message,
   MessageRole,
+  ProviderToolRun,
   ToolCall,
   ToolChoice,
   ToolDefinition,
@@ -224,7 +225,8 @@ const RECORD_SHAPES: Record<string, Shape> = {
   'tool-call': shapeOf<ToolCall>()(['id', 'gate', 'arguments'], []),
   'crystal-request': shapeOf<CrystalRequest>()(['messages'], ['tools', 'tool_choice', 'hyperparameters']),
   usage: shapeOf<Usage>()(['prompt', 'completion', 'cached'], []),
-  'crystal-response': shapeOf<CrystalResponse>()(['content', 'usage'], ['tool_calls', 'thinking', 'metadata']),
+  'crystal-response': shapeOf<CrystalResponse>()(['content', 'usage'], ['tool_calls', 'thinking', 'metadata', 'provider_tools']),
+  'crystal-response#/properties/provider_tools/items': shapeOf<ProviderToolRun>()(['id', 'name', 'arguments', 'result'], []),
   'gate-call-record': shapeOf<GateCallRecord>()(['tool_call_id', 'gate', 'ok'], ['arguments', 'result', 'error']),
   'gate-call-record#/$defs/record_error': shapeOf<GateError>()(['name', 'message'], ['code']),
   turn: shapeOf<Turn>()(

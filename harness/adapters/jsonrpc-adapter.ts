@@ -92,7 +92,7 @@ export class JsonRpcAdapter implements Adapter {
   }
 
   fork(turn_id: string, intent?: string, options?: ForkOptions): Promise<Result<{ entity: string; strategy: 'snapshot' | 'replay'; outcome: CastOutcome }>> {
-    return this.call('fork', { turn_id, ...(intent !== undefined && { intent }), ...(options?.crystal !== undefined && { crystal: options.crystal }) });
+    return this.call('fork', { turn_id, ...(intent !== undefined && { intent }), ...(options?.crystal !== undefined && { crystal: options.crystal }), ...(options?.strategy !== undefined && { strategy: options.strategy }) });
   }
 
   loom(): Promise<Result<{ turns: Turn[] }>> {

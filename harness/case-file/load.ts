@@ -17,6 +17,7 @@ import { checkAddedVocabulary } from './vocabulary-checks.ts';
 import { checkChildGates } from './child-gate-checks.ts';
 import { checkStepSnapshots } from './snapshot-step-checks.ts';
 import { checkGateCredentials } from './credential-checks.ts';
+import { checkCrystalSideVocabulary } from './crystal-side-checks.ts';
 import { recallLoad, rememberLoad, type LoadMemo } from './memo.ts';
 import { withSetupNeeds } from './setup-needs.ts';
 import { scriptSteps, stepSnapshotNames } from './script-steps.ts';
@@ -205,6 +206,7 @@ function crossCheck(cases: Case[]): Problem[] {
     problems.push(...checkChildGates(c, at));
     problems.push(...checkStepSnapshots(c, at));
     problems.push(...checkGateCredentials(c, at));
+    problems.push(...checkCrystalSideVocabulary(c, at));
     c.act.forEach((action, j) => {
       const [verb, crystal] = 'construct' in action ? ['construct', action.construct.crystal] : 'fork' in action ? ['fork', action.fork.crystal] : [undefined, undefined];
       if (crystal !== undefined && !Object.hasOwn(crystals, crystal)) problems.push([`${at}/act/${j}/${verb}/crystal`, `crystal '${crystal}' is not declared under crystals`]);

@@ -3,13 +3,14 @@
  * `schemas/test-case.schema.json`; docs/INTERPRETING.md says what each key means.
  */
 import type { ChildLimitsSetup, CrystalTransport, Feature, VerifierSetup, WardSetup } from '../../schemas/adapter.ts';
-import type { Hyperparameters } from '../../schemas/records.ts';
+import type { ForkStrategy, Hyperparameters } from '../../schemas/records.ts';
 import type { ProviderStep } from '../crystal-server/index.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 /** A case's level in each draft it applies to, where a rule's level changed between drafts (`{ 0.1.0: MUST, 0.3.1: SHOULD }`). */
 export type LevelByDraft = Partial<Record<string, Level>>;
 export type TestGateKind = 'echo' | 'fail' | 'delay' | 'counter' | 'fixed';
+export type MediumName = 'conversation' | 'code';
 
 export interface CaseCall {
   system_prompt?: string;
@@ -48,8 +49,11 @@ export interface CaseSetup {
   crystal?: string;
   call?: CaseCall;
   circle?: {
-    /** Absent: the implementation receives no medium (MEDIUM-1 at 0.3.1: conversation by default). */
-    medium?: 'conversation' | 'code';
+    /**
+     * Absent: the implementation receives no medium (MEDIUM-1 at 0.3.1: conversation by default). A list:
+     * two medium declarations at once, in cases about MEDIUM-1 that judge the refusal (errors.main).
+     */
+    medium?: MediumName | MediumName[];
     gates: CaseGate[];
     wards?: WardSetup;
     /** Feature `verifier-wards`: passed on unchanged. */
@@ -90,10 +94,20 @@ export interface ScriptToolCall {
   id?: string;
 }
 
+/** A tool the provider ran itself while answering, served in the reply's `provider_tools` (LLM-7). */
+export interface ScriptProviderTool {
+  id: string;
+  name: string;
+  args?: unknown;
+  result: string;
+}
+
 export interface ScriptStep {
   content?: string | null;
   /** `null` only in a raw step: the reply carries `tool_calls: null`. */
   tool_calls?: ScriptToolCall[] | null;
+  /** Callback transport only: tools the provider ran itself, with their results (LLM-7). */
+  provider_tools?: ScriptProviderTool[];
   code?: Record<string, string>;
   usage?: { prompt: number; completion: number; cached: number };
   thinking?: string;
@@ -140,13 +154,20 @@ export type TurnRef =
   | { of: string; first: true };
 
 export type Action =
-  /** One more cantrip from the same setup, optionally on another of the case's crystals (the swap of spec 2.2). */
-  | { construct: { as: string; crystal?: string } }
+  /**
+   * One more cantrip from the same setup, optionally on another of the case's crystals (the swap of spec
+   * 2.2), or with only some of the setup circle's gates (`gates`, names: the same identity in another circle, IDENTITY-3).
+   */
+  | { construct: { as: string; crystal?: string; gates?: string[] } }
   | { cast: { intent?: string | null; cantrip?: string; as?: string } }
   | { invoke: { cantrip?: string; entity_id?: string; as?: string } }
   | { send: { entity: string; intent?: string | null; as?: string } }
-  /** `crystal`: continue the fork on another declared crystal (LOOM-4 with the swap of spec 2.2). */
-  | { fork: { from: TurnRef; intent?: string; crystal?: string; as?: string } }
+  /**
+   * `crystal`: continue the fork on another declared crystal (LOOM-4 with the swap of spec 2.2).
+   * `strategy`: ask for a fork made that way (§6.6; LOOM-13 binds replay forks); an implementation that
+   * does not declare it in `fork_strategies` skips the case, one that refuses it or makes another leaves it not run.
+   */
+  | { fork: { from: TurnRef; intent?: string; crystal?: string; strategy?: ForkStrategy; as?: string } }
   | { annotate_reward: { turn: TurnRef; reward: number | null; as?: string } }
   | {
       mutate: {

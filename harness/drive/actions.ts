@@ -3,8 +3,9 @@
  * over the drive's state. Each calls the adapter, keeps what came back in the run record, and notes the
  * turns the action added to the loom.
  */
-import type { CastOutcome, Host, OverlayDecision, Result } from '../../schemas/adapter.ts';
-import type { Action, TurnRef, Verb } from '../case-file/index.ts';
+import type { CastOutcome, ForkOptions, Host, OverlayDecision, Result } from '../../schemas/adapter.ts';
+import type { ForkStrategy } from '../../schemas/records.ts';
+import type { Action, LoadedCase, TurnRef, Verb } from '../case-file/index.ts';
 import { jsonCopy } from '../values/index.ts';
 import { Stop, type DriveState } from './drive-state.ts';
 import type { ActionTrace } from './run-record.ts';
@@ -27,6 +28,11 @@ type VerbStep = (step: Step) => Promise<void>;
 async function construct({ state, host, body, trace }: Step): Promise<void> {
   const setup = structuredClone(state.prepared.setup);
   if (typeof body.crystal === 'string') setup.crystal = state.crystalSetup(body.crystal);
+  // The same identity in a circle with fewer of the setup's gates (IDENTITY-3); the loader saw every name among them.
+  if (Array.isArray(body.gates) && setup.circle !== undefined) {
+    const kept = new Set(body.gates as string[]);
+    setup.circle.gates = setup.circle.gates.filter((g) => kept.has(g.name));
+  }
   const result = await state.adapter.construct(setup, host);
   state.store(trace.name, result, (v) => (state.record.cantrips[trace.name] = v.cantrip));
   // A refusal the case does not judge leaves nothing to judge: the case could not run (drive/refused-setup.ts).
@@ -93,10 +99,16 @@ async function fork({ state, body, trace }: Step): Promise<void> {
   const from = state.turnId(body.from as TurnRef);
   const intent = body.intent as string | undefined;
   trace.intent = intent;
-  // With `crystal` the fork continues on another declared crystal (LOOM-4 with the swap of spec 2.2).
+  // With `crystal` the fork continues on another declared crystal (LOOM-4 with the swap of spec 2.2);
+  // with `strategy` the case asks for a fork made that way (§6.6), one the plan saw declared.
+  const asked = body.strategy as ForkStrategy | undefined;
+  const options: ForkOptions = {
+    ...(typeof body.crystal === 'string' && { crystal: state.crystalSetup(body.crystal) }),
+    ...(asked !== undefined && { strategy: asked }),
+  };
   const result =
-    typeof body.crystal === 'string'
-      ? await state.adapter.fork(from, intent, { crystal: state.crystalSetup(body.crystal) })
+    Object.keys(options).length > 0
+      ? await state.adapter.fork(from, intent, options)
       : intent === undefined
         ? await state.adapter.fork(from)
         : await state.adapter.fork(from, intent);
@@ -108,7 +120,19 @@ async function fork({ state, body, trace }: Step): Promise<void> {
     if (v.outcome.error) state.record.failures[trace.name] = jsonCopy(v.outcome.error);
   });
   if (!result.ok) state.record.failures[trace.name] = jsonCopy(result.error);
+  if (asked !== undefined) checkAskedStrategy(state.case, trace.name, asked, result);
   trace.appended = await state.appendedSinceLast();
+}
+
+/**
+ * A fork asked for by a strategy (§6.6) that the implementation refused, or made another way: what the
+ * case is about (a replay fork, LOOM-13) did not happen, so the case could not run. Which strategy an
+ * implementation uses is its own to declare, so neither is a failure; a case that reads the fork's
+ * `errors.<name>` judges the refusal itself.
+ */
+function checkAskedStrategy(c: LoadedCase, name: string, asked: ForkStrategy, result: Result<{ strategy: ForkStrategy }>): void {
+  if (result.ok && result.value.strategy !== asked) throw new NotRun(`not run: asked for a ${asked} fork, the implementation made a ${String(result.value.strategy)} fork`);
+  if (!result.ok && !judgesConstructError(c, name)) throw new NotRun(`not run: the implementation refused a ${asked} fork${result.error.code !== undefined ? ` (${result.error.code})` : ''}: ${result.error.message}`);
 }
 
 async function annotateReward({ state, body, trace }: Step): Promise<void> {

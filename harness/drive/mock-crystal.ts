@@ -359,6 +359,10 @@ export class MockCrystals {
     if (step.tool_calls === null) (response as { tool_calls?: ToolCall[] | null }).tool_calls = null;
     if (step.thinking !== undefined) response.thinking = step.thinking;
     if (step.metadata !== undefined) response.metadata = step.metadata;
+    // Tools the provider ran itself (LLM-7): not calls for the implementation to run, so never translated.
+    if (step.provider_tools !== undefined) {
+      response.provider_tools = step.provider_tools.map((t) => ({ id: t.id, name: t.name, arguments: JSON.stringify(t.args ?? {}), result: t.result }));
+    }
     return response;
   }
 

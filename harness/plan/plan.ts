@@ -44,6 +44,12 @@ export function codeLanguages(c: LoadedCase): Set<string> {
   return languages;
 }
 
+/** Fork strategies a case's fork actions ask for (§6.6): the implementation must declare each, or the case is skipped. */
+export function askedForkStrategies(c: LoadedCase): string[] {
+  const asked = c.act.flatMap((a) => ('fork' in a && a.fork.strategy !== undefined ? [a.fork.strategy] : []));
+  return [...new Set(asked)];
+}
+
 /** Optional ward kinds a case sets (OPTIONAL_WARDS): the implementation must declare each, or the case is skipped. */
 export function optionalWards(c: LoadedCase): string[] {
   const wards = c.setup.circle?.wards ?? {};
@@ -84,6 +90,9 @@ function planInside(c: LoadedCase, description: Description, transport: CrystalT
   const wards = new Set<string>(description.wards ?? []);
   const undeclared = optionalWards(c).filter((w) => !wards.has(w));
   if (undeclared.length > 0) return { case: c, skip: `ward not declared: ${undeclared.join(', ')} (describe().wards)` };
+  const strategies = new Set<string>(description.fork_strategies ?? []);
+  const unoffered = askedForkStrategies(c).filter((s) => !strategies.has(s));
+  if (unoffered.length > 0) return { case: c, skip: `fork strategy not declared: ${unoffered.join(', ')} (describe().fork_strategies)` };
   const languages = codeLanguages(c);
   const spoken = description.sandbox?.language;
   if (languages.size > 0 && (spoken === undefined || !languages.has(spoken))) {

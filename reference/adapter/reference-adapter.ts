@@ -132,6 +132,11 @@ export function createReferenceAdapter(options: ReferenceAdapterOptions = {}): A
           if (!origin) throw new CantripError('unsupported', `turn '${turnId}' belongs to a child cantrip; only a constructed cantrip's turns can be forked onto another crystal`);
           cantrip = buildCantrip({ ...origin.setup, crystal: options.crystal }, origin.host, loom, owner, overlays, log);
         }
+        // §6.6: the medium decides how a fork's state comes back (conversation: snapshot, code: replay); a fork asked for the other way is refused, not made the wrong way.
+        const made = cantrip.circle.medium.forkStrategy;
+        if (options?.strategy !== undefined && options.strategy !== made) {
+          throw new CantripError('unsupported', `a fork of this circle's medium is made by ${made}, not ${options.strategy}`);
+        }
         const entity = cantrip.fork(turnId);
         entities.set(entity.id, entity);
         const strategy = entity.forkedFrom?.strategy ?? 'snapshot';

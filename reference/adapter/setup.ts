@@ -92,8 +92,11 @@ export function buildCantrip(setup: CantripSetup, host: Host, loom: Loom, id?: s
  * MEDIUM-1 (0.3.1): a circle has one medium, and a setup that names none gets conversation. The reference
  * does the same at every draft: 0.1.0 (every circle has exactly one medium) and 0.2.0 (MEDIUM-1: a circle
  * declares exactly one) name no default, and giving one breaks neither, so no draft module decides it.
+ * A setup that declares two mediums at once is refused at every draft: keeping one of them would choose
+ * for the caller which circle it gets.
  */
-function mediumOf(named: 'conversation' | 'code' | undefined, wards: Wards) {
+function mediumOf(named: NonNullable<CantripSetup['circle']>['medium'], wards: Wards) {
+  if (Array.isArray(named)) throw new CantripError('unsupported', `a circle has exactly one medium (MEDIUM-1); this setup declares ${named.length}: ${named.join(', ')}`);
   return named === 'code' ? codeMedium(wards) : conversationMedium;
 }
 

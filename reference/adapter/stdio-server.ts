@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import type { Adapter, CantripSetup, CrystalReply, CrystalSetup, GateReply, Host, MutationAttempt, OverlayDecision, StreamEvent } from '../../schemas/adapter.ts';
 import { PROTOCOL_VERSION } from '../../schemas/adapter.ts';
-import type { CrystalRequest } from '../../schemas/records.ts';
+import type { CrystalRequest, ForkStrategy } from '../../schemas/records.ts';
 import { Connection, HandlerError, ProtocolError, RPC_ERRORS } from '../../schemas/protocol/connection.ts';
 import { frame, readLines } from '../../schemas/protocol/lines.ts';
 import { createReferenceAdapter } from './reference-adapter.ts';
@@ -69,8 +69,11 @@ export function serveAdapter(createAdapter: () => Adapter, options: ServeOptions
         current().invoke(params.cantrip as string, typeof params.entity_id === 'string' ? { entity_id: params.entity_id } : undefined),
       send: (params) => (has(params, 'intent') ? current().send(params.entity as string, params.intent as string) : current().send(params.entity as string)),
       fork: (params) =>
-        has(params, 'crystal')
-          ? current().fork(params.turn_id as string, params.intent as string | undefined, { crystal: params.crystal as CrystalSetup })
+        has(params, 'crystal') || has(params, 'strategy')
+          ? current().fork(params.turn_id as string, params.intent as string | undefined, {
+              ...(has(params, 'crystal') && { crystal: params.crystal as CrystalSetup }),
+              ...(has(params, 'strategy') && { strategy: params.strategy as ForkStrategy }),
+            })
           : has(params, 'intent')
             ? current().fork(params.turn_id as string, params.intent as string)
             : current().fork(params.turn_id as string),
