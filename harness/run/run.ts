@@ -17,7 +17,7 @@ import type { Adapter, CrystalTransport, Description } from '../../schemas/adapt
 import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
 import { checkExpectations, consequenceOf, driveAsReadAt, pathsRead, type Departure, type ExpectationResult, type RunCounts } from '../judge/index.ts';
-import { driveCase } from '../drive/index.ts';
+import { driveCase, type KitLimitReached } from '../drive/index.ts';
 import { catalogOf, mapRuleId } from '../../spec/drafts.ts';
 
 const draftRuleIds = new Map<string, Set<string>>();
@@ -83,6 +83,11 @@ export interface CaseResult {
    * never a failure, gathered once per run by the report. Absent when the case did not run to a verdict.
    */
   record_shapes?: RecordShapeObservation[];
+  /**
+   * The kit's bounds the case reached (harness/drive/kit-limits.ts): what was cut, after how many, and
+   * whether the case was still judged on what was kept. Absent when none was reached.
+   */
+  limits_reached?: KitLimitReached[];
   /** Listed as an expected failure but passed. */
   stale?: boolean;
   position: { file: string; line: number; column: number };
@@ -326,8 +331,9 @@ async function runDrive(
     const limit = stretchedForLoad(idleLimit, factor);
     const what = factor > 1 ? `case ${c.id} (its ${idleLimit} ms limit stretched x${factor.toFixed(1)} for the machine's load)` : `case ${c.id}`;
     const drive = await interruptible(bounded(driveCase(c, adapter, description, transport, closers), limit, what), signal);
+    const limits = drive.limits.length > 0 ? { limits_reached: drive.limits } : {};
     const broken = drive.faults.find((f) => f.kind === 'error');
-    if (broken) return { result: base(c, 'errored', elapsed(), broken.message) };
+    if (broken) return { result: { ...base(c, 'errored', elapsed(), broken.message), ...limits } };
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
     const inexpressible = drive.faults.find((f) => f.kind === 'skip');
     if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
@@ -362,7 +368,7 @@ async function runDrive(
     const departedRules = new Set(checked.filter((e) => consequenceOf(read.get(e) ?? [e.path], faults, counts).length > 0 || !faults.some((x) => x.rules?.length)).map((e) => e.rule ?? ''));
     const judgedRules = problems.length === 0 ? undefined : [...new Set(checked.flatMap((e) => (e.rule === undefined || departedRules.has(e.rule) ? [] : [e.rule])))];
     const counted = status === 'fail' ? { level: failingLevel(levelOf(c), marked, faults, draft) } : {};
-    return { result: { ...base(c, status, elapsed()), ...counted, failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], ...(judgedRules !== undefined && { judged_rules: judgedRules }), record_shapes: observeRecordShapes(drive, draft) } };
+    return { result: { ...base(c, status, elapsed()), ...counted, ...limits, failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], ...(judgedRules !== undefined && { judged_rules: judgedRules }), record_shapes: observeRecordShapes(drive, draft) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {

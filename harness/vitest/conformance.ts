@@ -269,13 +269,16 @@ export function propertyFailure(result: PropertyResult): ConformanceFailure {
 }
 
 /**
- * The skip note of a case that errored only by its time limit, a timing premise missed in every run, or an
- * interruption, else undefined. Read from the structured result (`timed_out`, `premise_missed`) and the
+ * The skip note of a case that errored only by its time limit, a timing premise missed in every run, a
+ * bound of the kit, or an interruption, else undefined. Read from the structured result (`timed_out`,
+ * `premise_missed`, `limits_reached`) and the
  * test's own signal, never from the reason's words.
  */
 export function incompleteCase(result: CaseResult, interrupted: boolean): string | undefined {
-  if (result.status !== 'errored' || (result.timed_out !== true && result.premise_missed !== true && !interrupted)) return undefined;
-  const what = result.timed_out === true ? 'hit its time limit' : result.premise_missed === true ? 'missed its timing premise in every run' : 'was interrupted';
+  // A bound of the kit that stopped the case from being judged (a loom longer than it keeps, a request larger than it reads).
+  const kitLimit = result.limits_reached?.some((l) => !l.judged) === true;
+  if (result.status !== 'errored' || (result.timed_out !== true && result.premise_missed !== true && !kitLimit && !interrupted)) return undefined;
+  const what = result.timed_out === true ? 'hit its time limit' : result.premise_missed === true ? 'missed its timing premise in every run' : kitLimit ? "reached one of the kit's bounds" : 'was interrupted';
   return `${INCOMPLETE_NOTE} case ${result.id} ${what}: ${result.reason ?? 'no reason given'}`;
 }
 
