@@ -4,6 +4,7 @@
  * past the bound the case is still judged on what was kept, and its result names the bound reached
  * (`limits_reached`), which the report prints as "truncated after N".
  */
+import { request } from 'node:http';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withSmallAcpAgent } from '../../fixtures/acp/defects.ts';
@@ -14,8 +15,9 @@ import { startCrystalServer, type CrystalServer } from '../crystal-server/index.
 import { caseForDraft } from '../plan/index.ts';
 import { buildReport } from '../report/index.ts';
 import { renderMarkdown } from '../report/markdown.ts';
-import { runCase, type SuiteResult } from '../run/index.ts';
+import { runCase, type CaseResult, type SuiteResult } from '../run/index.ts';
 import { hangBound } from '../testing/hang-bound.ts';
+import { incompleteCase } from '../vitest/conformance.ts';
 import type { KitLimitReached } from './kit-limits.ts';
 import { noteServerLimits } from './wire.ts';
 
@@ -56,6 +58,35 @@ describe("the crystal server's copies of request bodies", () => {
     expect(await post(server, 'z')).toBe(200);
     expect(server.exchanges.map((e) => e.body_not_kept === undefined)).toEqual([true, false, true]);
     expect(server.bodiesKept).toMatchObject({ kept: 2, notKept: 1 });
+  });
+});
+
+describe('a request its client gave up on', () => {
+  it('is not the kit refusing it for its size: no 413 noted, the case not stopped', async () => {
+    const server = await startCrystalServer({ answer: async () => FINE, crystals: ['main'] });
+    cleanups.push(() => server.close());
+    await new Promise<void>((done) => {
+      const req = request(`${server.baseUrl('openai')}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100000', authorization: `Bearer ${server.apiKey}` } });
+      req.on('error', () => done());
+      req.write('{"model":"main","messages":[');
+      // Half a body, then the client goes away.
+      setTimeout(() => req.destroy(), 100);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.exchanges).toHaveLength(1);
+    expect(server.exchanges[0]?.refused_by_kit).toBeUndefined();
+    const state = { limits: [] as KitLimitReached[], faults: [] as unknown[] };
+    noteServerLimits(state as Parameters<typeof noteServerLimits>[0], server);
+    expect(state).toEqual({ limits: [], faults: [] });
+  });
+});
+
+describe('the vitest helper and a bound that stopped the judging', () => {
+  it('skips the case as incomplete only when the bound left it unjudged', () => {
+    const errored = { id: 'x', rules: ['PROD-1'], level: 'MUST', requires: [], description: '', status: 'errored', duration_ms: 1, reason: 'r', failures: [], expectations: 0, invariants: [], problems: [], failed_rules: [], position: { file: 'f', line: 1, column: 1 } } satisfies CaseResult;
+    expect(incompleteCase({ ...errored, limits_reached: [{ kind: 'request_size', bound: 1, seen: 1, judged: false, seqs: [0] }] }, false)).toMatch(/^incomplete:/);
+    expect(incompleteCase({ ...errored, limits_reached: [{ kind: 'request_bodies', bound: 1, seen: 2, judged: true }] }, false)).toBeUndefined();
+    expect(incompleteCase(errored, false)).toBeUndefined();
   });
 });
 
