@@ -4,7 +4,8 @@
  */
 import type { CrystalEndpoint, CrystalTransport } from '../../schemas/adapter.ts';
 import type { CrystalServer, Exchange, WireFormat } from '../crystal-server/index.ts';
-import type { DriveState } from './drive-state.ts';
+import type { KitLimitReached } from './kit-limits.ts';
+import type { CrystalFault } from './mock-crystal.ts';
 
 /** What a wire transport adds to a case: the endpoints `construct` receives, and the server to read problems from. */
 export type Wire = { endpoints: Record<string, CrystalEndpoint>; server: CrystalServer } | undefined;
@@ -47,7 +48,7 @@ export function refusedByKit(exchanges: readonly Exchange[]): string | undefined
  * - bodies answered without a copy kept (past the server's bound): nothing a verdict reads comes from
  *   those copies (the crystal's requests are the mock crystal's), so the case is still judged.
  */
-export function noteServerLimits(state: Pick<DriveState, 'limits' | 'faults'>, server: CrystalServer): void {
+export function noteServerLimits(state: { limits: KitLimitReached[]; faults: CrystalFault[] }, server: CrystalServer): void {
   const refused = refusedByKit(server.exchanges);
   if (refused !== undefined) {
     state.faults.push({ kind: 'error', message: refused });
