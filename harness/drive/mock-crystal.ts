@@ -46,6 +46,9 @@ export interface QueryRecord {
   thrown?: string;
   /** Set when the step was served `raw`, unchecked: it may be an invalid reply, which need not make a turn. */
   raw?: true;
+  /** When the query arrived and when its reply was handed back, by the kit's clock (performance.now(), ms). */
+  asked_ms?: number;
+  answered_ms?: number;
 }
 
 /** Problems that make a case fail (or error) however the implementation reacts to the reply. */
@@ -159,6 +162,7 @@ export class MockCrystals {
   /** Answers one query (the body of `host.queryCrystal`). */
   async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
     const entry = await this.record(crystal, request);
+    entry.answered_ms = performance.now();
     // A step that throws: the query rejects, as a client that crashed would, instead of answering.
     if (entry.thrown !== undefined) throw new Error(entry.thrown);
     return structuredClone(entry.reply);
@@ -167,6 +171,7 @@ export class MockCrystals {
   /** Answers one query that came over a wire transport, with how the reply is to travel (the crystal server's `answer`). */
   async serve(crystal: string, request: CrystalRequest): Promise<ServedReply> {
     const entry = await this.record(crystal, request);
+    entry.answered_ms = performance.now();
     return { ...structuredClone(entry.reply), ...(entry.provider !== undefined && { provider: structuredClone(entry.provider) }) };
   }
 
@@ -178,7 +183,7 @@ export class MockCrystals {
     const lane = placed ?? UNPLACED_LANE;
     const decided = placed === undefined ? undefined : this.watch.decided(lane, intent);
     // Recorded on arrival, so concurrent queries keep the order they were sent in.
-    const entry: QueryRecord = { crystal, lane, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };
+    const entry: QueryRecord = { crystal, lane, request: jsonCopy(request), reply: pending(), action: this.currentAction, asked_ms: performance.now(), ...(decided !== undefined && { after_outcome: decided }) };
     this.queries.push(entry);
     if (placed === undefined) {
       // No intent at all is INTENT-2 broken; a delegated intent with no lane is an entity the case did not expect.

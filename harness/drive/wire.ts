@@ -55,6 +55,7 @@ export function noteServerLimits(state: { limits: KitLimitReached[]; faults: Cry
     const seqs = server.exchanges.filter((e) => e.refused_by_kit !== undefined).map((e) => e.seq);
     state.limits.push({ kind: 'request_size', bound: server.maxBodyBytes, seen: seqs.length, judged: false, seqs });
   }
-  const { bound, kept, notKept } = server.bodiesKept;
-  if (notKept > 0) state.limits.push({ kind: 'request_bodies', bound, seen: kept + notKept, judged: true });
+  // The bound a reader sees is the bodies kept: the count bound, or fewer when the total size bound came first.
+  const { kept, notKept } = server.bodiesKept;
+  if (notKept > 0) state.limits.push({ kind: 'request_bodies', bound: kept, seen: kept + notKept, judged: true });
 }
