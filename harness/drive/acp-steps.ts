@@ -169,6 +169,7 @@ async function closeDrive(state: DriveState, drive: AcpDrive): Promise<void> {
   acp.wire_problems = drive.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, ...p })));
   noteOutside(state, drive, '(outside prompts)');
   state.faults.push(...drive.crystals.faults);
+  state.limits.push(...drive.crystals.limits);
 }
 
 /** Files the updates that came outside any prompt since the last look. */

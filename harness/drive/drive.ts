@@ -191,6 +191,7 @@ async function finish(state: DriveState): Promise<DriveResult> {
   }
   const rootless = callTurnMissing(state);
   if (rootless) state.faults.push(rootless);
+  state.limits.push(...crystals.limits);
   const faults = [...crystals.faults, ...state.faults];
   if (state.misrouted) faults.unshift({ kind: 'error', message: state.misrouted });
   return { record, actions: state.actions, prepared: state.prepared, faults, loomAvailable: state.loomAvailable, queries: crystals.queries, wire: wire !== undefined, limits: state.limits };

@@ -19,6 +19,8 @@ import { runCase, type CaseResult, type SuiteResult } from '../run/index.ts';
 import { hangBound } from '../testing/hang-bound.ts';
 import { incompleteCase } from '../vitest/conformance.ts';
 import type { KitLimitReached } from './kit-limits.ts';
+import { MAX_REQUEST_CHARS_KEPT, MockCrystals } from './mock-crystal.ts';
+import { OutcomeWatch } from './outcome-watch.ts';
 import { noteServerLimits } from './wire.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -58,6 +60,22 @@ describe("the crystal server's copies of request bodies", () => {
     expect(await post(server, 'z')).toBe(200);
     expect(server.exchanges.map((e) => e.body_not_kept === undefined)).toEqual([true, false, true]);
     expect(server.bodiesKept).toMatchObject({ kept: 2, notKept: 1 });
+  });
+});
+
+describe("the mock crystals' copies of the requests (what a case's expectations read)", () => {
+  it('keep at most their bound in characters: every request is answered, and past the bound the case is errored, once', async () => {
+    const watch = new OutcomeWatch({ crystal: 'main', wards: {}, childCrystals: new Set(), childTurnCaps: new Map() }, () => 0);
+    const mocks = new MockCrystals({ main: { script: [{ content: 'one' }, { content: 'two' }, { content: 'three' }] } }, {}, async () => undefined, watch);
+    mocks.beginAction(0);
+    const big = { messages: [{ role: 'user' as const, content: 'x'.repeat(MAX_REQUEST_CHARS_KEPT / 2) }] };
+    const answers = [];
+    for (let n = 0; n < 3; n++) answers.push(await mocks.query('main', big));
+    expect(answers.map((a) => (a.ok ? a.response.content : a.error.message))).toEqual(['one', 'two', 'three']);
+    expect(mocks.queries.map((q) => q.request.messages.length)).toEqual([1, 0, 0]);
+    expect(mocks.faults.filter((f) => f.kind === 'error')).toHaveLength(1);
+    expect(mocks.limits).toEqual([{ kind: 'crystal_requests', bound: MAX_REQUEST_CHARS_KEPT, seen: expect.any(Number) as number, judged: false }]);
+    expect(mocks.limits[0]!.seen).toBeGreaterThan(MAX_REQUEST_CHARS_KEPT * 1.5);
   });
 });
 
