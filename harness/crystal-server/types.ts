@@ -109,7 +109,7 @@ export interface Exchange {
   stream: boolean;
   /** The raw request body as received (UTF-8); `''` when the server's bound on kept bodies was reached (`body_not_kept`). */
   body: string;
-  /** Bytes of a body the server read and answered but kept no copy of (past {@link CrystalServerOptions.maxBodiesKept} or `maxBodyBytesKept`); `body` and `request` are then left out. */
+  /** Bytes of a body the server read and answered but kept no copy of (past its `maxBodiesKept` or `maxBodyBytesKept` option); `body` and `request` are then left out. */
   body_not_kept?: number;
   /** The request parsed back into the crystal contract (absent when the body could not be read as one). */
   request?: CrystalRequest;

@@ -240,7 +240,8 @@ export function renderMarkdown(report: Report): string {
   for (const c of broken) {
     out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')}${c.failed_rules.length > 0 ? ` · broken: ${c.failed_rules.join(', ')}` : ''} · ${c.level} · ${c.source}`, '', c.description, '');
     if (c.reason) out.push(`Reason: ${c.reason}`, '');
-    if (caseNote({ limits_reached: c.limits_reached })) out.push(`Kept in part: ${caseNote({ limits_reached: c.limits_reached })}`, '');
+    const kept = caseNote({ limits_reached: c.limits_reached });
+    if (kept) out.push(`Kept in part: ${kept}`, '');
     const line = (f: (typeof c.failures)[number]): string => `- ${f.rule ? `[${f.rule}] ` : ''}\`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${reasonLine(f.why)})` : ''}`;
     if (c.problems.length > 0 && c.failures.length > 0) {
       // The run left its script: the problem is the finding, the expectations that read the run after it its consequences (docs/INTERPRETING.md).
