@@ -133,6 +133,19 @@ describe("what the ACP client keeps of an agent's requests and messages", () => 
     expect(client.inboundNotKept).toBeGreaterThanOrEqual(5);
   });
 
+  it('an ACP agent whose crystal request is larger than the kit reads: the case is incomplete and names the bound (request_size), not failed', { timeout: hangBound(150_000) }, async () => {
+    const file = loadCaseFile(resolve(ROOT, 'tests.yaml'));
+    const flow = caseForDraft(file.cases.find((c) => c.id === 'acp-core-session-flow')!, '0.3.1')!;
+    const factory = () => withSmallAcpAgent(createReferenceAdapter(), 'oversized');
+    const probe = factory();
+    const description = await probe.describe();
+    await probe.dispose();
+    const result = await runCase(flow, factory, description);
+    expect(result.status).toBe('errored');
+    expect(result.failed_rules).toEqual([]);
+    expect(result.limits_reached).toEqual([{ kind: 'request_size', bound: 32 * 1024 * 1024, seen: 1, judged: false, seqs: [0] }]);
+  });
+
   it('through a run: an agent asking for more permissions than the kit keeps is still judged, and the report says where it was cut', { timeout: hangBound(150_000) }, async () => {
     const file = loadCaseFile(resolve(ROOT, 'tests.yaml'));
     const flow = caseForDraft(file.cases.find((c) => c.id === 'acp-core-session-flow')!, '0.3.1')!;
