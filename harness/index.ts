@@ -36,3 +36,6 @@ export type { RootCause, RootCauseExample, RootCauseKind } from './report/root-c
 export type { Exchange } from './crystal-server/types.ts';
 export type { WireFormat } from './crystal-server/types.ts';
 export type { Departure } from './judge/consequences.ts';
+export type { BoundedKind, KitLimitReached } from './drive/kit-limits.ts';
+export type { OwnEvalDeadline } from './run/eval-deadline.ts';
+export { refusedByKit } from './drive/wire.ts';

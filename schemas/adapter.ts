@@ -165,6 +165,12 @@ export interface SandboxDescription {
   tool: string;
   /** The argument of that tool that holds the source. */
   argument: string;
+  /**
+   * The evaluation deadline, in ms, the code medium applies to a program when no circle or child sets one
+   * (its own default). Optional: declared, it lets the kit tell, on a loaded machine, a program cut by that
+   * deadline from a real failure (docs/adapter-protocol.md, "Limits and promises").
+   */
+  eval_timeout_ms?: number;
 }
 
 /** What `describe` returns. */

@@ -248,7 +248,7 @@ const RECORD_SHAPES: Record<string, Shape> = {
     ['drafts', 'sandbox', 'fork_strategies', 'wards', 'builtins', 'fold_marker', 'crystal_transports', 'event_buffer', 'acp'],
   ),
   'protocol/describe#/$defs/result/properties/acp': shapeOf<AcpAgentLaunch>()(['command', 'crystal'], ['env', 'cwd']),
-  'protocol/describe#/$defs/result/properties/sandbox': shapeOf<SandboxDescription>()(['language', 'tool', 'argument'], []),
+  'protocol/describe#/$defs/result/properties/sandbox': shapeOf<SandboxDescription>()(['language', 'tool', 'argument'], ['eval_timeout_ms']),
   'protocol/describe#/$defs/builtins': shapeOf<BuiltinSignatures>()([], ['done', 'call_entity', 'call_entity_batch']),
   'protocol/describe#/$defs/builtins/properties/done': shapeOf<NonNullable<BuiltinSignatures['done']>>()([], ['argument', 'function']),
   'protocol/describe#/$defs/builtins/properties/call_entity': shapeOf<NonNullable<BuiltinSignatures['call_entity']>>()([], ['arguments', 'function']),

@@ -20,6 +20,12 @@ import { cutBytes, endsInsideCharacter, isRecord, overflowNumbers, ProblemList, 
 
 const CODECS: Record<WireFormat, WireCodec> = { openai: openaiCodec, anthropic: anthropicCodec, gemini: geminiCodec };
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+/**
+ * Copies of request bodies kept per server (one per case): far beyond any case's own requests (a few dozen),
+ * so the kit's memory does not follow an implementation that sends thousands of large requests.
+ */
+export const MAX_BODIES_KEPT = 1_000;
+export const MAX_BODY_BYTES_KEPT = 64 * 1024 * 1024;
 
 /** Which format a path belongs to: the endpoint suffix decides, whatever prefix the client's base URL added. */
 function formatOfPath(path: string): WireFormat | undefined {
@@ -45,6 +51,8 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
   const started = clock();
   const now = (): number => Math.round((clock() - started) * 1000) / 1000;
   const exchanges: Exchange[] = [];
+  const bodiesKept = { bound: options.maxBodiesKept ?? MAX_BODIES_KEPT, kept: 0, notKept: 0 };
+  let bodyBytesKept = 0;
   const sockets = new Set<Socket>();
   let nextId = 1;
   let closing: Promise<void> | undefined;
@@ -108,12 +116,23 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
       raw = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
     } catch (error) {
       exchange.error = redact(error instanceof Error ? error.message : String(error), apiKey);
+      // Only a body past the size the kit reads is the kit's refusal; a request its client aborted is not.
+      if (!(error instanceof BodyTooLarge)) return;
       exchange.refused_by_kit = 'body-too-large';
       const codec = format ? CODECS[format] : openaiCodec;
       sendJson(res, 413, codec.errorBody(413, 'request body too large', 'request_too_large'), {}, exchange);
       return;
     }
-    exchange.body = redact(raw.toString('utf8'), apiKey);
+    // Every body is read, checked and answered; a copy is kept only within the bounds.
+    const keep = bodiesKept.kept < bodiesKept.bound && bodyBytesKept + raw.length <= (options.maxBodyBytesKept ?? MAX_BODY_BYTES_KEPT);
+    if (keep) {
+      exchange.body = redact(raw.toString('utf8'), apiKey);
+      bodiesKept.kept++;
+      bodyBytesKept += raw.length;
+    } else {
+      exchange.body_not_kept = raw.length;
+      bodiesKept.notKept++;
+    }
 
     if (!format) {
       sendJson(res, 404, { error: { message: `unknown path ${exchange.path}; this server answers POST .../chat/completions (OpenAI), POST .../messages (Anthropic) and POST .../models/{model}:generateContent or :streamGenerateContent (Gemini)`, type: 'invalid_request_error', code: 'unknown_url' } }, {}, exchange);
@@ -153,7 +172,7 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
       sendJson(res, 400, codec.errorBody(400, message), {}, exchange);
       return;
     }
-    exchange.request = redactDeep(parsed.request, apiKey);
+    if (keep) exchange.request = redactDeep(parsed.request, apiKey);
     const crystal = parsed.crystal;
     if (options.crystals && !options.crystals.includes(crystal)) {
       const answer = codec.modelNotFound(crystal);
@@ -338,6 +357,8 @@ export async function startCrystalServer(options: CrystalServerOptions): Promise
     port,
     apiKey,
     exchanges,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    bodiesKept,
     baseUrl(format: WireFormat): string {
       if (!CODECS[format]) throw new Error(`unknown wire format ${JSON.stringify(format)}`);
       return format === 'gemini' ? `${origin}/v1beta` : `${origin}/v1`;
@@ -376,6 +397,9 @@ function defaultMessage(status: number): string {
   }
 }
 
+/** A request body past the size the server reads: the kit's own refusal (HTTP 413). */
+class BodyTooLarge extends Error {}
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -383,7 +407,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        reject(new Error(`request body over ${max} bytes`));
+        reject(new BodyTooLarge(`request body over ${max} bytes`));
         req.resume();
         return;
       }

@@ -107,8 +107,10 @@ export interface Exchange {
   /** The model named in the request: the crystal. */
   crystal?: string;
   stream: boolean;
-  /** The raw request body as received (UTF-8). */
+  /** The raw request body as received (UTF-8); `''` when the server's bound on kept bodies was reached (`body_not_kept`). */
   body: string;
+  /** Bytes of a body the server read and answered but kept no copy of (past its `maxBodiesKept` or `maxBodyBytesKept` option); `body` and `request` are then left out. */
+  body_not_kept?: number;
   /** The request parsed back into the crystal contract (absent when the body could not be read as one). */
   request?: CrystalRequest;
   /** Request fields that are transport options, not hyperparameters (e.g. `stream_options`, `parallel_tool_calls`). */
@@ -148,6 +150,10 @@ export interface CrystalServerOptions {
   onExchange?: (exchange: Exchange) => void;
   /** Largest request body accepted, bytes. Default 32 MiB. */
   maxBodyBytes?: number;
+  /** Request bodies (and their parsed requests) the server keeps a copy of; later ones are still read, checked and answered. Default 1,000. */
+  maxBodiesKept?: number;
+  /** Total bytes of the request bodies kept; a body that would go past it is not kept. Default 64 MiB. */
+  maxBodyBytesKept?: number;
 }
 
 export interface CrystalServer {
@@ -159,6 +165,10 @@ export interface CrystalServer {
   readonly apiKey: string;
   /** Every request received, in arrival order. */
   readonly exchanges: readonly Exchange[];
+  /** The largest request body it reads, bytes; a larger one is refused with HTTP 413 (`refused_by_kit`). */
+  readonly maxBodyBytes: number;
+  /** The bound on kept bodies in force, and how many bodies came past it (0 when every body was kept). */
+  readonly bodiesKept: { bound: number; kept: number; notKept: number };
   /** Stops listening and destroys every connection (idle keep-alive ones and those mid-request). Idempotent. */
   close(): Promise<void>;
 }

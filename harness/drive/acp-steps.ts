@@ -12,11 +12,12 @@
  */
 import { tmpdir } from 'node:os';
 import type { AcpAgentLaunch } from '../../schemas/adapter.ts';
-import { AcpClient, fillLaunch, MAX_UPDATES_KEPT, type AcpClientBounds, type FilledLaunch, type PromptForm, type ReceivedUpdate } from '../adapters/index.ts';
+import { AcpClient, fillLaunch, MAX_CLIENT_REQUESTS_KEPT, MAX_INBOUND_KEPT, MAX_UPDATES_KEPT, type AcpClientBounds, type FilledLaunch, type PromptForm, type ReceivedUpdate } from '../adapters/index.ts';
 import { startCrystalServer, type CrystalServer } from '../crystal-server/index.ts';
 import { jsonCopy } from '../values/index.ts';
 import { realWait } from './case-waits.ts';
 import { Stop, type DriveState } from './drive-state.ts';
+import { noteServerLimits } from './wire.ts';
 import { EntityLanes } from './entity-lanes.ts';
 import { MockCrystals } from './mock-crystal.ts';
 import { OutcomeWatch } from './outcome-watch.ts';
@@ -71,7 +72,10 @@ export async function acpPrompt({ state, body, trace }: AcpStep): Promise<void> 
   const form = (body.form as PromptForm | undefined) ?? 'blocks';
   const { answer, updates, dropped } = await drive.client.prompt(sessionId, text, form);
   // A prompt judged on part of its updates would judge nothing reliably: kept bounded, and the case is not judged.
-  if (dropped > 0) state.faults.push({ kind: 'error', message: `the ACP agent sent ${updates.length + dropped} session updates during prompt '${trace.name}'; the kit keeps at most ${MAX_UPDATES_KEPT} per prompt (truncated after ${MAX_UPDATES_KEPT}, the first and last halves), so the case is not judged` });
+  if (dropped > 0) {
+    state.faults.push({ kind: 'error', message: `the ACP agent sent ${updates.length + dropped} session updates during prompt '${trace.name}'; the kit keeps at most ${MAX_UPDATES_KEPT} per prompt (truncated after ${MAX_UPDATES_KEPT}, the first and last halves), so the case is not judged` });
+    state.limits.push({ kind: 'acp_updates', bound: MAX_UPDATES_KEPT, seen: updates.length + dropped, judged: false });
+  }
   for (const u of updates) if (u.problems.length > 0) state.record.acp.update_problems.push({ action: trace.name, problems: u.problems });
   const sent = updates.map(updateOf);
   state.record.acp_prompts[trace.name] = {
@@ -123,7 +127,8 @@ async function startDrive(state: DriveState): Promise<AcpDrive> {
   // The key is a secret the kit hands the agent (PROD-8): the secret-kept-out check looks for it in all it sends.
   state.prepared.acp_api_key = server.apiKey;
   // The bounds hold on an idle machine; a loaded one stretches them, like the case limits.
-  const client = new AcpClient(filled, { startupMs: stretchedForLoad(ACP_BOUNDS.startupMs), requestMs: stretchedForLoad(ACP_BOUNDS.requestMs), stopMs: stretchedForLoad(ACP_BOUNDS.stopMs) });
+  // Past its bound on kept messages, the client still keeps any that carries the key, for the secret search.
+  const client = new AcpClient(filled, { startupMs: stretchedForLoad(ACP_BOUNDS.startupMs), requestMs: stretchedForLoad(ACP_BOUNDS.requestMs), stopMs: stretchedForLoad(ACP_BOUNDS.stopMs) }, [server.apiKey]);
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= closeDrive(state, { client, server, crystals }));
   closings.set(state, close);
@@ -155,15 +160,25 @@ async function closeDrive(state: DriveState, drive: AcpDrive): Promise<void> {
   acp.stderr = drive.client.stderr();
   acp.client_requests = jsonCopy(drive.client.clientRequests);
   acp.inbound = jsonCopy(drive.client.inbound);
+  // Kept in part and still judged: nothing judges these requests but their presence, and every message
+  // carrying the key was kept for the secret search.
+  const { clientRequestsNotKept, inboundNotKept } = drive.client;
+  if (clientRequestsNotKept > 0) state.limits.push({ kind: 'acp_client_requests', bound: MAX_CLIENT_REQUESTS_KEPT, seen: drive.client.clientRequests.length + clientRequestsNotKept, judged: true });
+  if (inboundNotKept > 0) state.limits.push({ kind: 'acp_inbound', bound: MAX_INBOUND_KEPT, seen: drive.client.inbound.length + inboundNotKept, judged: true });
+  noteServerLimits(state, drive.server);
   acp.wire_problems = drive.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, ...p })));
   noteOutside(state, drive, '(outside prompts)');
   state.faults.push(...drive.crystals.faults);
+  state.limits.push(...drive.crystals.limits);
 }
 
 /** Files the updates that came outside any prompt since the last look. */
 function noteOutside(state: DriveState, drive: AcpDrive, action: string): void {
   const { updates: outside, dropped } = drive.client.outsidePrompts.take();
-  if (dropped > 0) state.faults.push({ kind: 'error', message: `the ACP agent sent ${outside.length + dropped} session updates outside any prompt; the kit keeps at most ${MAX_UPDATES_KEPT} (truncated after ${MAX_UPDATES_KEPT}), so the case is not judged` });
+  if (dropped > 0) {
+    state.faults.push({ kind: 'error', message: `the ACP agent sent ${outside.length + dropped} session updates outside any prompt; the kit keeps at most ${MAX_UPDATES_KEPT} (truncated after ${MAX_UPDATES_KEPT}), so the case is not judged` });
+    state.limits.push({ kind: 'acp_updates', bound: MAX_UPDATES_KEPT, seen: outside.length + dropped, judged: false });
+  }
   for (const u of outside) {
     state.record.acp.outside_prompts.push(jsonCopy(u.params));
     if (u.problems.length > 0) state.record.acp.update_problems.push({ action, problems: u.problems });

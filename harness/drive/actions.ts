@@ -231,6 +231,8 @@ export async function runAction(state: DriveState, host: Host, action: Action, i
     if (!(error instanceof SkippedAfterRefusal)) throw error;
     trace.skipped = error.message;
     return;
+  } finally {
+    trace.ended_ms = performance.now();
   }
   // Where the action left the case's script, under the rule that was broken (drive/course.ts).
   state.faults.push(...courseFaults(state, trace));

@@ -8,6 +8,7 @@ import type { Turn } from '../../schemas/records.ts';
 import type { LoadedCase, TurnRef, Verb } from '../case-file/index.ts';
 import { jsonCopy } from '../values/index.ts';
 import type { EventConsumer } from './event-consumer.ts';
+import type { KitLimitReached } from './kit-limits.ts';
 import type { CrystalFault, MockCrystals } from './mock-crystal.ts';
 import { emptyRecord, type ActionTrace, type RunRecord } from './run-record.ts';
 import type { PreparedSetup } from './setup.ts';
@@ -46,6 +47,8 @@ export class DriveState {
   readonly record: RunRecord;
   readonly actions = new Map<string, ActionTrace>();
   readonly faults: CrystalFault[] = [];
+  /** The kit's bounds this case reached (drive/kit-limits.ts), for the report. */
+  readonly limits: KitLimitReached[] = [];
   /** False once `loom()` was refused: loom checks are then skipped. */
   loomAvailable = true;
   /** The index of the action running now (-1: the implicit construct of `main`). */
@@ -97,7 +100,10 @@ export class DriveState {
     if (turns.length > MAX_LOOM_TURNS_KEPT) {
       // The kit's memory stays bounded whatever the implementation answers: a loom this long is kept in
       // part, and a case judged on part of its loom would judge nothing reliably, so it errors (incomplete).
-      if (!this.loomCut) this.faults.push({ kind: 'error', message: `the implementation's loom has ${turns.length} turns; the kit keeps at most ${MAX_LOOM_TURNS_KEPT} per case (truncated after ${MAX_LOOM_TURNS_KEPT}), so the case is not judged` });
+      if (!this.loomCut) {
+        this.faults.push({ kind: 'error', message: `the implementation's loom has ${turns.length} turns; the kit keeps at most ${MAX_LOOM_TURNS_KEPT} per case (truncated after ${MAX_LOOM_TURNS_KEPT}), so the case is not judged` });
+        this.limits.push({ kind: 'loom_turns', bound: MAX_LOOM_TURNS_KEPT, seen: turns.length, judged: false });
+      }
       this.loomCut = true;
     }
     this.record.loom.turns = jsonCopy(turns.length > MAX_LOOM_TURNS_KEPT ? turns.slice(0, MAX_LOOM_TURNS_KEPT) : turns);

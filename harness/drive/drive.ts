@@ -4,7 +4,7 @@
  * left to propagate, so the runner can mark the case errored.
  */
 import type { Adapter, CrystalEndpoint, CrystalTransport, Description } from '../../schemas/adapter.ts';
-import { startCrystalServer, type CrystalServer, type Exchange } from '../crystal-server/index.ts';
+import { startCrystalServer, type CrystalServer } from '../crystal-server/index.ts';
 import type { LoadedCase } from '../case-file/index.ts';
 import { endAcp } from './acp-steps.ts';
 import { runAction } from './actions.ts';
@@ -21,11 +21,12 @@ import { prepareSetup, type PreparedSetup } from './setup.ts';
 import { NotRun, RequiredSetupRefused } from './refused-setup.ts';
 import { EntityLanes } from './entity-lanes.ts';
 import { TestGates } from './test-gates.ts';
-import { wireOf, wireWaits, type Wire } from './wire.ts';
+import { noteServerLimits, wireOf, wireWaits, type Wire } from './wire.ts';
 import { withDraftRoles } from './draft-roles.ts';
 import { withDraftFieldWords } from './draft-field-words.ts';
 import { chooseDraft } from '../plan/index.ts';
 import { credentialRecord, credentialUnused } from './credential-search.ts';
+import type { KitLimitReached } from './kit-limits.ts';
 
 export interface DriveResult {
   record: RunRecord;
@@ -39,6 +40,8 @@ export interface DriveResult {
   queries: QueryRecord[];
   /** Whether the crystals were served over a wire transport. */
   wire: boolean;
+  /** The kit's bounds the case reached (drive/kit-limits.ts); [] when none. */
+  limits: KitLimitReached[];
 }
 
 /**
@@ -123,13 +126,6 @@ async function driveWith(c: LoadedCase, adapter: Adapter, description: Descripti
   }
 }
 
-/** Why a case cannot be judged when the kit's crystal server refused one of its requests itself, or undefined. */
-export function refusedByKit(exchanges: readonly Exchange[]): string | undefined {
-  const refused = exchanges.filter((e) => e.refused_by_kit !== undefined);
-  if (refused.length === 0) return undefined;
-  return `the kit's crystal server refused ${refused.length} request${refused.length === 1 ? '' : 's'} of the implementation (seq ${refused.map((e) => e.seq).join(', ')}) as larger than it reads (HTTP 413): the crystal never saw ${refused.length === 1 ? 'it' : 'them'}, so the case is not judged`;
-}
-
 /** Constructs `main`, then runs the case's actions in order; a drive that cannot go on becomes a fault. */
 async function act(state: DriveState): Promise<void> {
   const host = buildHost(state);
@@ -185,10 +181,7 @@ async function finish(state: DriveState): Promise<DriveResult> {
   if (wire) {
     record.wire_problems = wire.server.exchanges.flatMap((e) => e.problems.map((p) => ({ seq: e.seq, crystal: e.crystal ?? null, ...p })));
     record.wire_waits = wireWaits(wire.server);
-    // A request the kit's server refused for its size never reached the scripted crystal: what follows
-    // (no crystal queried, say) is the kit's limit, not the implementation's fault; the case is not judged.
-    const refused = refusedByKit(wire.server.exchanges);
-    if (refused !== undefined) state.faults.push({ kind: 'error', message: refused });
+    noteServerLimits(state, wire.server);
   }
   if (state.prepared.credential) {
     // PROD-8: where the gate's credential showed; a case whose cast never used it shows nothing (skipped).
@@ -198,7 +191,8 @@ async function finish(state: DriveState): Promise<DriveResult> {
   }
   const rootless = callTurnMissing(state);
   if (rootless) state.faults.push(rootless);
+  state.limits.push(...crystals.limits);
   const faults = [...crystals.faults, ...state.faults];
   if (state.misrouted) faults.unshift({ kind: 'error', message: state.misrouted });
-  return { record, actions: state.actions, prepared: state.prepared, faults, loomAvailable: state.loomAvailable, queries: crystals.queries, wire: wire !== undefined };
+  return { record, actions: state.actions, prepared: state.prepared, faults, loomAvailable: state.loomAvailable, queries: crystals.queries, wire: wire !== undefined, limits: state.limits };
 }

@@ -9,3 +9,5 @@ export { scriptsAWait } from './scripted-waits.ts';
 export { prepareSetup } from './setup.ts';
 export { SEARCHED, whereCredentialShows } from './credential-search.ts';
 export type { CredentialRecord, GateCredential } from './gate-credential.ts';
+export { limitNote } from './kit-limits.ts';
+export type { BoundedKind, KitLimitReached } from './kit-limits.ts';

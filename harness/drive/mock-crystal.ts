@@ -3,6 +3,7 @@
  * `host.queryCrystal`; every request is recorded as sent, and every reply is what the case scripted.
  * Rules touched: CRYSTAL-2 (declared context window), CRYSTAL-3/4 (raw steps script invalid responses).
  */
+import type { KitLimitReached } from './kit-limits.ts';
 import type { CrystalReply, Description } from '../../schemas/adapter.ts';
 import type { CrystalRequest, CrystalResponse, ToolCall } from '../../schemas/records.ts';
 import { validate, formatProblems, hasSchema } from '../../schemas/loader.ts';
@@ -46,6 +47,9 @@ export interface QueryRecord {
   thrown?: string;
   /** Set when the step was served `raw`, unchecked: it may be an invalid reply, which need not make a turn. */
   raw?: true;
+  /** When the query arrived and when its reply was handed back, by the kit's clock (performance.now(), ms). */
+  asked_ms?: number;
+  answered_ms?: number;
 }
 
 /** Problems that make a case fail (or error) however the implementation reacts to the reply. */
@@ -104,9 +108,20 @@ function pending(): CrystalReply {
   return { ok: false, error: { message: 'no reply yet' } };
 }
 
+/**
+ * Characters of requests (as JSON) the mock crystals keep per case: far beyond a case's own (a few dozen
+ * requests of a few KB), as much as one protocol line. Past it a request is still answered from the script,
+ * but not kept, and the case is errored: its expectations read the requests, and would judge part of them.
+ */
+export const MAX_REQUEST_CHARS_KEPT = 64 * 1024 * 1024;
+
 export class MockCrystals {
   readonly queries: QueryRecord[] = [];
   readonly faults: CrystalFault[] = [];
+  /** The kit's bounds reached (drive/kit-limits.ts): the requests kept. */
+  readonly limits: KitLimitReached[] = [];
+  private requestChars = 0;
+  private requestsCut: KitLimitReached | undefined;
   private readonly scripts = new Map<string, ScriptStep[]>();
   private readonly byIntent = new Map<string, [string, ScriptStep[]][]>();
   private readonly served = new Map<string, number>();
@@ -159,6 +174,7 @@ export class MockCrystals {
   /** Answers one query (the body of `host.queryCrystal`). */
   async query(crystal: string, request: CrystalRequest): Promise<CrystalReply> {
     const entry = await this.record(crystal, request);
+    entry.answered_ms = performance.now();
     // A step that throws: the query rejects, as a client that crashed would, instead of answering.
     if (entry.thrown !== undefined) throw new Error(entry.thrown);
     return structuredClone(entry.reply);
@@ -167,6 +183,7 @@ export class MockCrystals {
   /** Answers one query that came over a wire transport, with how the reply is to travel (the crystal server's `answer`). */
   async serve(crystal: string, request: CrystalRequest): Promise<ServedReply> {
     const entry = await this.record(crystal, request);
+    entry.answered_ms = performance.now();
     return { ...structuredClone(entry.reply), ...(entry.provider !== undefined && { provider: structuredClone(entry.provider) }) };
   }
 
@@ -178,7 +195,7 @@ export class MockCrystals {
     const lane = placed ?? UNPLACED_LANE;
     const decided = placed === undefined ? undefined : this.watch.decided(lane, intent);
     // Recorded on arrival, so concurrent queries keep the order they were sent in.
-    const entry: QueryRecord = { crystal, lane, request: jsonCopy(request), reply: pending(), action: this.currentAction, ...(decided !== undefined && { after_outcome: decided }) };
+    const entry: QueryRecord = { crystal, lane, request: this.keptCopy(request), reply: pending(), action: this.currentAction, asked_ms: performance.now(), ...(decided !== undefined && { after_outcome: decided }) };
     this.queries.push(entry);
     if (placed === undefined) {
       // No intent at all is INTENT-2 broken; a delegated intent with no lane is an entity the case did not expect.
@@ -218,6 +235,20 @@ export class MockCrystals {
       this.inFlight.set(crystal, (this.inFlight.get(crystal) ?? 1) - 1);
     }
     return entry;
+  }
+
+  /** A copy of `request` to keep, or an empty one once {@link MAX_REQUEST_CHARS_KEPT} are kept (the case is then errored, once). */
+  private keptCopy(request: CrystalRequest): CrystalRequest {
+    const text = JSON.stringify(request);
+    this.requestChars += text.length;
+    if (this.requestChars <= MAX_REQUEST_CHARS_KEPT) return JSON.parse(text) as CrystalRequest;
+    if (this.requestsCut === undefined) {
+      this.requestsCut = { kind: 'crystal_requests', bound: MAX_REQUEST_CHARS_KEPT, seen: this.requestChars, judged: false };
+      this.limits.push(this.requestsCut);
+      this.faults.push({ kind: 'error', message: `the implementation's crystal requests came to more than ${MAX_REQUEST_CHARS_KEPT} characters of JSON; the kit keeps at most that many per case (truncated after ${MAX_REQUEST_CHARS_KEPT} characters), so the case is not judged` });
+    }
+    this.requestsCut.seen = this.requestChars;
+    return { messages: [] };
   }
 
   /**

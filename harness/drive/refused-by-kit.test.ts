@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import { startCrystalServer, type CrystalServer } from '../crystal-server/index.ts';
-import { refusedByKit } from './drive.ts';
+import { refusedByKit } from './wire.ts';
 
 const servers: CrystalServer[] = [];
 afterAll(async () => {

@@ -78,6 +78,8 @@ export interface ActionTrace {
   appended?: Turn[];
   /** Why the action did not run: it needed a construct the case saw refused (drive/after-refusal.ts). */
   skipped?: string;
+  /** When the action ended, by the kit's clock (performance.now(), ms). */
+  ended_ms?: number;
 }
 
 export function emptyRecord(description: Description): RunRecord {

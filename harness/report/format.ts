@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { validate, formatProblems } from '../../schemas/loader.ts';
 import type { Report } from './report.ts';
+import { limitNote } from '../drive/index.ts';
+import type { CaseResult } from '../run/index.ts';
 import { rootCauses, sightings, type RootCause } from './root-causes.ts';
 import { buildProfile } from './profile.ts';
 import { ambientChecks } from './ambient-checks.ts';
@@ -87,6 +89,16 @@ export function clipText(text: string, max: number): string {
  * failure lines, summary.md, junit's message): `does not match schema: /call/system_prompt: is
  * required; /role: must be one of "a", "b"`. After `maxParts` lines past the first, how many more.
  */
+/**
+ * A case's note: its reason (why it was skipped or errored), then each of the kit's bounds it reached and
+ * was still judged past ("truncated after N; judged on what was kept"); a bound that stopped the judging
+ * is in the reason already. '' when there is neither.
+ */
+export function caseNote(c: Pick<CaseResult, 'reason' | 'limits_reached'>): string {
+  const kept = (c.limits_reached ?? []).filter((l) => l.judged).map(limitNote);
+  return [c.reason ?? '', ...kept].filter(Boolean).join('; ');
+}
+
 export function reasonLine(text: string | undefined, maxParts = 4): string {
   const lines = (text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
   const [head, ...rest] = lines;

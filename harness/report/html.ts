@@ -17,6 +17,7 @@ import { recordShapeHtmlSection } from './record-shapes-render.ts';
 import { catalogOfReport, draftOfReport, judgedDraftName, outsideDraftNote } from './draft.ts';
 import {
   actualText,
+  caseNote,
   anchor,
   causeKeys,
   causeText,
@@ -314,6 +315,8 @@ function failures(ctx: Ctx): string {
     if (c.stale) out.push('<p>Listed as an expected failure, but it passes: remove it from the expected-failures list.</p>');
     if (c.status === 'xfail') out.push('<p class="muted">Expected failure: listed in --expected-failures, so it does not fail the run.</p>');
     if (c.reason) out.push(`<p>Reason: <code>${html(c.reason)}</code>${c.timed_out ? ' (time limit)' : ''}</p>`);
+    const kept = caseNote({ limits_reached: c.limits_reached });
+    if (kept) out.push(`<p>Kept in part: <code>${html(kept)}</code></p>`);
     // Ambient invariants are judged once for the run (section "Ambient checks"), not as this case's failure.
     out.push(expectationTable(ctx, c.failures));
     if (c.problems.length > 0) out.push(`<p>Problems found while driving the case:</p><ul>${c.problems.map((p) => `<li><code>${html(clipText(p, ctx.max))}</code></li>`).join('')}</ul>`);
@@ -401,7 +404,7 @@ function cases(ctx: Ctx): string {
   for (const c of ctx.report.cases) {
     const status = c.stale ? 'stale' : c.status;
     const statusCell = isBroken(c) ? `<a href="#${anchor('failure', c.id)}">${badge(status)}</a>` : badge(status);
-    const note = c.reason ?? (c.failures[0] ? `${c.failures[0].path}: expected ${expectedText(c.failures[0], 80)}, got ${actualText(c.failures[0], 80)}` : '');
+    const note = caseNote(c) || (c.failures[0] ? `${c.failures[0].path}: expected ${expectedText(c.failures[0], 80)}, got ${actualText(c.failures[0], 80)}` : '');
     out.push(
       `<tr id="${anchor('case', c.id)}"><td><code>${html(c.id)}</code><br><span class="muted">${html(c.description)}</span></td><td class="ids">${c.rules.map((r) => ruleLink(ctx, r)).join(' ')}</td><td>${html(c.level)}</td><td>${statusCell}</td><td class="num">${html(c.duration_ms)}</td><td><code>${html(c.source)}</code></td><td>${html(clipText(note, 300))}</td></tr>`,
     );

@@ -16,6 +16,7 @@ import { ambientJUnitTests } from './ambient-render.ts';
 import { recordShapeJUnitTests } from './record-shapes-render.ts';
 import { draftOfReport, judgedDraftName } from './draft.ts';
 import {
+  caseNote,
   causeKeys,
   clipText,
   expectationLine,
@@ -181,6 +182,8 @@ function caseDetail(c: ReportCase, ctx: Context): string[] {
   const lines = [`Case ${c.id} (${c.level}), rules ${rulesLine(c.rules, ctx.ruleTitle)}`, c.description, `Source: ${c.source}`];
   if (c.failed_rules.length > 0) lines.push(`Rules shown broken: ${c.failed_rules.join(', ')}`);
   if (c.reason) lines.push(`Reason: ${c.reason}`);
+  const kept = caseNote({ limits_reached: c.limits_reached });
+  if (kept) lines.push(`Kept in part: ${kept}`);
   if (c.failures.length > 0) {
     lines.push('', 'Failed expectations (expected vs actual):');
     for (const f of c.failures) {

@@ -1,6 +1,6 @@
 /** report.md and the console summary: the same facts as report.json, for people. */
 import type { Report } from './report.ts';
-import { actualText, causeText, durationText, expectationLine, interruptedBy, LEVELS, reasonLine } from './format.ts';
+import { actualText, caseNote, causeText, durationText, expectationLine, interruptedBy, LEVELS, reasonLine } from './format.ts';
 import { notExercisedText, profileText, skipNote, skipReasons } from './profile.ts';
 import { casesWithCauses, type RootCause } from './root-causes.ts';
 import { judgedDraftName, outsideDraftNote } from './draft.ts';
@@ -240,6 +240,8 @@ export function renderMarkdown(report: Report): string {
   for (const c of broken) {
     out.push(`### ${c.id} (${c.status}${c.stale ? ', stale expected failure' : ''}${c.attempts ? `, ${c.attempts} runs` : ''})`, '', `Rules ${c.rules.join(', ')}${c.failed_rules.length > 0 ? ` · broken: ${c.failed_rules.join(', ')}` : ''} · ${c.level} · ${c.source}`, '', c.description, '');
     if (c.reason) out.push(`Reason: ${c.reason}`, '');
+    const kept = caseNote({ limits_reached: c.limits_reached });
+    if (kept) out.push(`Kept in part: ${kept}`, '');
     const line = (f: (typeof c.failures)[number]): string => `- ${f.rule ? `[${f.rule}] ` : ''}\`${f.path}\`: expected \`${clip(f.expected)}\`, got \`${actualText(f)}\`${f.why ? ` (${reasonLine(f.why)})` : ''}`;
     if (c.problems.length > 0 && c.failures.length > 0) {
       // The run left its script: the problem is the finding, the expectations that read the run after it its consequences (docs/INTERPRETING.md).
@@ -258,7 +260,7 @@ export function renderMarkdown(report: Report): string {
   const statusOf = (r: Report['rules'][number]): string => (r.status === 'untested' && r.testability !== 'behavioral' ? `untested (${r.testability})` : r.status);
   for (const r of report.rules) out.push(`| ${r.id} ${r.title} | ${r.level} | ${statusOf(r)} | ${r.cases.join(', ') || '—'} | ${r.properties?.join(', ') || '—'} |`);
   out.push('', '## Cases', '', '| case | rules | level | status | ms | note |', '| --- | --- | --- | --- | --- | --- |');
-  for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''}${c.attempts ? ` (${c.attempts} runs)` : ''} | ${c.duration_ms} | ${c.reason ?? ''} |`);
+  for (const c of report.cases) out.push(`| ${c.id} | ${c.rules.join(', ')} | ${c.level} | ${c.status}${c.stale ? ' (stale)' : ''}${c.attempts ? ` (${c.attempts} runs)` : ''} | ${c.duration_ms} | ${caseNote(c)} |`);
   return `${out.join('\n')}\n`;
 }
 

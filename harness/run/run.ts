@@ -17,7 +17,7 @@ import type { Adapter, CrystalTransport, Description } from '../../schemas/adapt
 import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
 import { checkExpectations, consequenceOf, driveAsReadAt, pathsRead, type Departure, type ExpectationResult, type RunCounts } from '../judge/index.ts';
-import { driveCase } from '../drive/index.ts';
+import { driveCase, type KitLimitReached } from '../drive/index.ts';
 import { catalogOf, mapRuleId } from '../../spec/drafts.ts';
 
 const draftRuleIds = new Map<string, Set<string>>();
@@ -31,7 +31,7 @@ import { checkInvariants, observeRecordShapes, type InvariantResult, type Record
 import { caseForDraft, chooseDraft, filterVocabulary, kitRulesIn, planCases, resolveFilterTerms } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
 import { loadFactor, stretchedForLoad } from '../values/index.ts';
-import { withRoomyEvalDeadline } from './eval-deadline.ts';
+import { ownDeadlineMayHaveCut, withRoomyEvalDeadline, type OwnEvalDeadline } from './eval-deadline.ts';
 import { missedPremise, PREMISE_ATTEMPTS, PREMISE_TIME_FACTOR, withTimesScaled } from './timing-premise.ts';
 import { GIVE_UP_AFTER, UnansweredStreak } from '../adapters/index.ts';
 
@@ -83,6 +83,16 @@ export interface CaseResult {
    * never a failure, gathered once per run by the report. Absent when the case did not run to a verdict.
    */
   record_shapes?: RecordShapeObservation[];
+  /**
+   * The kit's bounds the case reached (harness/drive/kit-limits.ts): what was cut, after how many, and
+   * whether the case was still judged on what was kept. Absent when none was reached.
+   */
+  limits_reached?: KitLimitReached[];
+  /**
+   * Set when a code case that failed on a loaded machine is incomplete instead: a program ran, by the kit's
+   * clock, at least the implementation's own evaluation deadline, which may have cut it (harness/run/eval-deadline.ts).
+   */
+  own_eval_deadline?: OwnEvalDeadline;
   /** Listed as an expected failure but passed. */
   stale?: boolean;
   position: { file: string; line: number; column: number };
@@ -326,8 +336,9 @@ async function runDrive(
     const limit = stretchedForLoad(idleLimit, factor);
     const what = factor > 1 ? `case ${c.id} (its ${idleLimit} ms limit stretched x${factor.toFixed(1)} for the machine's load)` : `case ${c.id}`;
     const drive = await interruptible(bounded(driveCase(c, adapter, description, transport, closers), limit, what), signal);
+    const limits = drive.limits.length > 0 ? { limits_reached: drive.limits } : {};
     const broken = drive.faults.find((f) => f.kind === 'error');
-    if (broken) return { result: base(c, 'errored', elapsed(), broken.message) };
+    if (broken) return { result: { ...base(c, 'errored', elapsed(), broken.message), ...limits } };
     // The implementation offers no way to express a step the case scripts (an option its call_entity lacks).
     const inexpressible = drive.faults.find((f) => f.kind === 'skip');
     if (inexpressible) return { result: base(c, 'skipped', elapsed(), inexpressible.message) };
@@ -361,8 +372,14 @@ async function runDrive(
     // The rules whose every expectation was still judged: evidence for them either way, despite the departure.
     const departedRules = new Set(checked.filter((e) => consequenceOf(read.get(e) ?? [e.path], faults, counts).length > 0 || !faults.some((x) => x.rules?.length)).map((e) => e.rule ?? ''));
     const judgedRules = problems.length === 0 ? undefined : [...new Set(checked.flatMap((e) => (e.rule === undefined || departedRules.has(e.rule) ? [] : [e.rule])))];
+    // A program the implementation's own deadline may have cut on a loaded machine: not a verdict on the rules.
+    const ownDeadline = status === 'fail' ? ownDeadlineMayHaveCut(c, description, drive, Math.max(factor, loadFactor())) : undefined;
+    if (ownDeadline) {
+      const why = `the implementation's own evaluation deadline (describe().sandbox.eval_timeout_ms, ${ownDeadline.deadline_ms} ms) may have cut a program: one ran ${ownDeadline.longest_eval_ms} ms by the kit's clock on a machine ${ownDeadline.load_factor}x slower than idle, so the case's ${failures.length + problems.length} finding(s) are not judged (declare the eval_timeout_ms ward to let the kit give such cases a deadline stretched with the load)`;
+      return { result: { ...base(c, 'errored', elapsed(), why), ...limits, own_eval_deadline: ownDeadline } };
+    }
     const counted = status === 'fail' ? { level: failingLevel(levelOf(c), marked, faults, draft) } : {};
-    return { result: { ...base(c, status, elapsed()), ...counted, failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], ...(judgedRules !== undefined && { judged_rules: judgedRules }), record_shapes: observeRecordShapes(drive, draft) } };
+    return { result: { ...base(c, status, elapsed()), ...counted, ...limits, failures: marked, expectations: checked.length, invariants, problems, failed_rules: [...failedRules], ...(judgedRules !== undefined && { judged_rules: judgedRules }), record_shapes: observeRecordShapes(drive, draft) } };
   } catch (error) {
     if (error instanceof Interrupted) return { result: base(c, 'errored', elapsed(), `${error.message} while this case ran`) };
     if (error instanceof CaseTimeout) {

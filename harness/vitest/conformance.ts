@@ -269,13 +269,18 @@ export function propertyFailure(result: PropertyResult): ConformanceFailure {
 }
 
 /**
- * The skip note of a case that errored only by its time limit, a timing premise missed in every run, or an
- * interruption, else undefined. Read from the structured result (`timed_out`, `premise_missed`) and the
+ * The skip note of a case that errored only by its time limit, a timing premise missed in every run, a
+ * bound of the kit, the implementation's own evaluation deadline under load, or an interruption, else
+ * undefined. Read from the structured result (`timed_out`, `premise_missed`, `limits_reached`,
+ * `own_eval_deadline`) and the
  * test's own signal, never from the reason's words.
  */
 export function incompleteCase(result: CaseResult, interrupted: boolean): string | undefined {
-  if (result.status !== 'errored' || (result.timed_out !== true && result.premise_missed !== true && !interrupted)) return undefined;
-  const what = result.timed_out === true ? 'hit its time limit' : result.premise_missed === true ? 'missed its timing premise in every run' : 'was interrupted';
+  // A bound of the kit that stopped the case from being judged (a loom longer than it keeps, a request larger than it reads).
+  const kitLimit = result.limits_reached?.some((l) => !l.judged) === true;
+  const ownDeadline = result.own_eval_deadline !== undefined;
+  if (result.status !== 'errored' || (result.timed_out !== true && result.premise_missed !== true && !kitLimit && !ownDeadline && !interrupted)) return undefined;
+  const what = result.timed_out === true ? 'hit its time limit' : result.premise_missed === true ? 'missed its timing premise in every run' : kitLimit ? "reached one of the kit's bounds" : ownDeadline ? "may have had a program cut by the implementation's own evaluation deadline on a loaded machine" : 'was interrupted';
   return `${INCOMPLETE_NOTE} case ${result.id} ${what}: ${result.reason ?? 'no reason given'}`;
 }
 

@@ -51,6 +51,18 @@ export interface PromptExchange {
  * memory must not follow. Far beyond what a scripted case's prompt streams (a few dozen).
  */
 export const MAX_UPDATES_KEPT = 20_000;
+/**
+ * Requests of the agent the kit keeps per connection (file reads and writes, permissions, terminals: a
+ * conformant agent makes none it was not offered); the rest are answered alike and counted.
+ */
+export const MAX_CLIENT_REQUESTS_KEPT = 1_000;
+/**
+ * Messages of the agent kept as sent per connection (for the secret search, PROD-8). Beyond them, only a
+ * message carrying one of the secrets the client watches for is kept (at most {@link MAX_INBOUND_WITH_SECRET_KEPT}
+ * more), so the search still finds a leak however late it comes; the rest are counted.
+ */
+export const MAX_INBOUND_KEPT = 20_000;
+const MAX_INBOUND_WITH_SECRET_KEPT = 100;
 /** Characters kept of an unreadable line the agent wrote, for the message. */
 const MAX_NOTED_CHARS = 200;
 /** Answer ids the client remembers, for the message of a request left unanswered. */
@@ -126,13 +138,19 @@ export class AcpClient {
   readonly process: ImplementationProcess;
   /** Updates that arrived for a session while none of its prompts ran (after `session/new`, say), bounded. */
   readonly outsidePrompts = new KeptUpdates();
+  /** The agent's requests of the kit, the first {@link MAX_CLIENT_REQUESTS_KEPT}. */
   readonly clientRequests: ClientRequestSeen[] = [];
+  /** Requests of the agent beyond {@link MAX_CLIENT_REQUESTS_KEPT}: answered, not kept. */
+  clientRequestsNotKept = 0;
   /**
-   * Every message the agent wrote, as it came, in order: responses, notifications of any method, requests.
+   * The messages the agent wrote, as they came, in order: responses, notifications of any method, requests.
    * What a search of everything the agent sent reads (a secret it was handed, PROD-8), whatever the
-   * kit makes of each message elsewhere.
+   * kit makes of each message elsewhere. The first {@link MAX_INBOUND_KEPT}, then only those carrying a watched secret.
    */
   readonly inbound: unknown[] = [];
+  /** Messages beyond {@link MAX_INBOUND_KEPT} that carried no watched secret: not kept. */
+  inboundNotKept = 0;
+  private inboundWithSecretKept = 0;
   private readonly connection: ClientConnection;
   /** Per session id, where its updates go while one of its prompts runs. */
   private readonly running = new Map<string, KeptUpdates>();
@@ -146,6 +164,10 @@ export class AcpClient {
   constructor(
     launch: FilledLaunch,
     private readonly bounds: AcpClientBounds,
+    /** Secrets handed to the agent (its crystal's key): a message carrying one is kept beyond {@link MAX_INBOUND_KEPT}. */
+    private readonly watchedSecrets: readonly string[] = [],
+    /** What is kept of the agent's requests and messages; the defaults outside the kit's own tests. */
+    private readonly keep: { clientRequests: number; inbound: number } = { clientRequests: MAX_CLIENT_REQUESTS_KEPT, inbound: MAX_INBOUND_KEPT },
   ) {
     this.process = new ImplementationProcess(launch.commandLine, { ...(launch.cwd !== undefined && { cwd: launch.cwd }), env: launch.env });
     const { child } = this.process;
@@ -178,7 +200,7 @@ export class AcpClient {
       // Updates are collected from the tap above, shape problems included; the SDK's parsed copy is not needed.
       .onNotification(methods.client.session.update, () => undefined)
       .onRequest('*', ({ method, params }) => {
-        this.clientRequests.push({ method, params, answered: 'method-not-found' });
+        this.noteClientRequest({ method, params, answered: 'method-not-found' });
         throw RequestError.methodNotFound(method);
       });
     this.connection = app.connect({ readable: tapped, writable: wire.writable });
@@ -229,8 +251,27 @@ export class AcpClient {
     await this.process.stop(this.bounds.stopMs);
   }
 
+  /** Keeps a request of the agent, or counts it once {@link MAX_CLIENT_REQUESTS_KEPT} are kept. */
+  private noteClientRequest(seen: ClientRequestSeen): void {
+    if (this.clientRequests.length < this.keep.clientRequests) this.clientRequests.push(seen);
+    else this.clientRequestsNotKept++;
+  }
+
+  /** Keeps a message as sent while under the bound, and past it only one that carries a watched secret. */
+  private keepInbound(message: AnyMessage): void {
+    if (this.inbound.length < this.keep.inbound) return void this.inbound.push(message);
+    if (this.inboundWithSecretKept < MAX_INBOUND_WITH_SECRET_KEPT && this.watchedSecrets.length > 0) {
+      const text = JSON.stringify(message);
+      if (this.watchedSecrets.some((secret) => text.includes(secret))) {
+        this.inboundWithSecretKept++;
+        return void this.inbound.push(message);
+      }
+    }
+    this.inboundNotKept++;
+  }
+
   private noteInbound(message: AnyMessage): void {
-    this.inbound.push(message);
+    this.keepInbound(message);
     const m = message as { method?: unknown; params?: unknown; id?: unknown };
     if (m.method === undefined && m.id !== undefined) this.answerIds = [...this.answerIds.slice(-(MAX_NOTED_IDS - 1)), m.id];
     if (m.method !== methods.client.session.update || m.id !== undefined) return;
@@ -245,7 +286,7 @@ export class AcpClient {
    * otherwise answers that the request was cancelled (the only outcome ACP gives without an option).
    */
   private refusePermission(params: { options: { optionId: string; kind: string }[] }): RequestPermissionResponse {
-    this.clientRequests.push({ method: methods.client.session.requestPermission, params, answered: 'refused-permission' });
+    this.noteClientRequest({ method: methods.client.session.requestPermission, params, answered: 'refused-permission' });
     const reject = params.options.find((o) => o.kind === 'reject_once') ?? params.options.find((o) => o.kind === 'reject_always');
     return { outcome: reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' } };
   }
