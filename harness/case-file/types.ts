@@ -5,6 +5,7 @@
 import type { ChildLimitsSetup, CrystalTransport, Feature, VerifierSetup, WardSetup } from '../../schemas/adapter.ts';
 import type { Hyperparameters } from '../../schemas/records.ts';
 import type { ProviderStep } from '../crystal-server/index.ts';
+import type { BatchExpectation } from '../values/index.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 /** A case's level in each draft it applies to, where a rule's level changed between drafts (`{ 0.1.0: MUST, 0.3.1: SHOULD }`). */
@@ -177,6 +178,8 @@ export interface Matcher {
   equals?: unknown;
   /** Equal to the value, or text rendering it as JSON (`"1"` for 1): for a stored gate result, which the entity saw as text. */
   seen_as?: unknown;
+  /** A batch gate's results, a list or text, showing each slot in request order (or, `any_order`, each answer somewhere). */
+  batch_results?: BatchExpectation;
   not_equals?: unknown;
   like?: unknown;
   contains?: unknown;
