@@ -94,6 +94,11 @@ export interface ScriptStep {
   /** `null` only in a raw step: the reply carries `tool_calls: null`. */
   tool_calls?: ScriptToolCall[] | null;
   code?: Record<string, string>;
+  /**
+   * With both `code` and `tool_calls`: served as the code to a request offering the sandbox's tool, else
+   * as the tool calls (a child whose medium the implementation chooses, COMP-1 from 0.2.0).
+   */
+  whichever_medium?: true;
   usage?: { prompt: number; completion: number; cached: number };
   thinking?: string;
   metadata?: Record<string, unknown>;
