@@ -24,9 +24,11 @@
  *   one), and no more than the queries a children's crystal or lane received (a child with a turn
  *   queried at least once). Some entity then came from neither a cast nor an invocation. Not judged on a
  *   code circle, whose delegations the harness cannot count.
- * - **LOOM-7**: the loom holds more turns of a cast's entity than the queries that entity made in it: a
- *   turn that did not happen is stored (one more, empty, after the turn cap), so the turn that really
- *   ended the thread is not the one that says how it ended.
+ * - **LOOM-7**: the loom holds more turns of a cast's entity than the queries that entity made in it, or
+ *   more turns keeping nothing (no utterance, gate call record or observation) than queries answered
+ *   with nothing: a turn that did not happen is stored (one more, empty, after the turn cap), so the turn
+ *   that really ended the thread is not the one that says how it ended. A turn keeping only its
+ *   observation happened (§6.1 makes no field of a turn required; LOOM-1 asks only that it be kept).
  * - **LOOM-1**: the loom holds fewer turns of a cast's entity than the well-formed replies it was served
  *   in it (each gate call turn and each text-only reply makes a turn): a turn was never written.
  * Only conversation circles are judged for these, where a reply's calls are all the turn's. The last two
@@ -141,9 +143,12 @@ function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readon
   if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
   const mine = state.crystals.queries.filter((q) => q.action === trace.index);
   const crystalTurns = trace.appended.filter((t) => CRYSTAL_TURN_ROLES.has(t.role as string));
-  // A turn that keeps nothing (no utterance, no gate call) can stand only for a query that got no reply, or an empty one,
-  // whichever entity of the action (its children too) it belongs to.
-  const isEmpty = (t: Turn): boolean => (t.utterance ?? '') === '' && (t.gate_calls?.length ?? 0) === 0;
+  // A turn that keeps nothing (no utterance, no gate call, no observation) can stand only for a query that got no reply,
+  // or an empty one, whichever entity of the action (its children too) it belongs to. A turn that keeps only its
+  // observation (the gate results the circle returned, kept there rather than in gate_calls) is a turn that
+  // happened, recorded thinly: §6.1 lists the fields of a turn but no rule makes the utterance or the records
+  // required, and LOOM-1 asks only that the turn be kept, so it is never read as a turn that did not happen.
+  const isEmpty = (t: Turn): boolean => (t.utterance ?? '') === '' && (t.gate_calls?.length ?? 0) === 0 && !keepsSomething((t as { observation?: unknown }).observation);
   // A failed query, a raw (possibly invalid, CRYSTAL-3/4) reply or an empty one may be stored as a turn that keeps nothing.
   const answeredWithNothing = (qs: readonly QueryRecord[]): number =>
     qs.filter((q) => !q.reply.ok || q.raw === true || !makesATurn(q.reply.response) || (callsOf(q.reply.response).length === 0 && (q.reply.response.content ?? '') === '')).length;
@@ -193,6 +198,13 @@ function composedIntentFault(state: DriveState, trace: ActionTrace): CrystalFaul
     rules: ['INTENT-2'],
     departs: ['requests'],
   };
+}
+
+/** Whether a stored field holds anything: non-blank text, a non-empty list or record (an observation may be either from 0.2.0, §4.3). */
+function keepsSomething(value: unknown): boolean {
+  if (typeof value === 'string') return value.trim() !== '' && value.trim() !== '[]';
+  if (Array.isArray(value)) return value.length > 0;
+  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
 }
 
 /** LOOM-7: the action stored a turn that did not happen. */
