@@ -21,6 +21,7 @@ import { PACKAGE_ROOT } from '../cli/main.ts';
 import { join } from 'node:path';
 import type { Turn } from '../../schemas/records.ts';
 import { loomRewrite } from '../properties/test-adapters.ts';
+import type { AdapterFactory } from './index.ts';
 
 /** One case of a file, with the given rules, setup extras, crystal script and expectations. */
 function caseFile(id: string, rules: string[], body: string): string {
@@ -446,7 +447,7 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     /** The echo turn stored with no utterance and no gate call records; `observation` decides what it keeps instead. */
     const echoTurnThinned = (observation: (t: Turn) => string) =>
       loomRewrite((turns) => turns.map((t) => (t.gate_calls?.some((r) => r.gate === 'echo') ? { ...t, utterance: '', gate_calls: [], observation: observation(t) } : t)))(async () => new Miniature());
-    const run = async (factory: () => Promise<Miniature>) => (await runSuite(loadCaseText(text, 'thin-turn.yaml'), factory)).cases[0]!;
+    const run = async (factory: AdapterFactory) => (await runSuite(loadCaseText(text, 'thin-turn.yaml'), factory)).cases[0]!;
 
     it('a turn keeping only its observation (the gate results) happened: no LOOM-7 finding (§6.1 requires no utterance or gate_calls of a turn, LOOM-1 only that it is kept)', async () => {
       const result = await run(echoTurnThinned((t) => t.observation));
