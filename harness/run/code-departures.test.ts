@@ -5,9 +5,9 @@
  * CIRCLE-6). Each test runs a small code case whose expectations speak for other rules on the reference
  * (it passes) and on the reference with one departure (fixtures/lineage/code-departures.ts): the case
  * fails under the departure's rule only. Going back to judging conversation circles alone blames the
- * case's own rules. A loom with no call turn (CALL-4) was already found whatever the medium; its test
- * here shows it. INTENT-2 (a send's intent composed with earlier ones) is read from the requests alone,
- * whatever the medium.
+ * case's own rules. A loom with no call turn (CALL-4) and a send's intent composed with earlier ones
+ * (INTENT-2) were already found whatever the medium (from the loom's roles and from the requests); their
+ * tests here show it.
  */
 import { describe, it, expect } from 'vitest';
 import type { Adapter } from '../../schemas/adapter.ts';
@@ -127,5 +127,28 @@ describe('departures in code circles are found under the rule they break', () =>
 `,
     );
     await expectAttributed(text, 'code-no-call-turn', ['CALL-4']);
+  }, 3 * TIMEOUT_MS);
+
+  it('INTENT-2: a send to a code entity whose intent reaches the crystal composed with the earlier one; what the case reads of those requests is its consequence', async () => {
+    const text = caseFile(
+      'two-sends-to-one-code-entity',
+      ['ENTITY-5', 'LOOP-5'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: code, gates: [done], wards: { max_turns: 2 } } }
+    crystals:
+      parent:
+        script:
+          - code: { javascript: "done('one');" }
+          - code: { javascript: "done('two');" }
+    act:
+      - invoke: { as: chat }
+      - send: { entity: chat, intent: "first goal", as: one }
+      - send: { entity: chat, intent: "second goal", as: two }
+    expect:
+      - { path: "requests.parent[1].messages", contains: { role: user, content: "second goal" }, rule: LOOP-5 }
+      - { path: "requests.parent[1].messages", contains: { role: user, content: "first goal" }, rule: ENTITY-5 }
+      - { path: outcomes.two.result, equals: two, rule: ENTITY-5 }
+`,
+    );
+    await expectAttributed(text, 'code-sends-composed-into-one-intent', ['INTENT-2']);
   }, 3 * TIMEOUT_MS);
 });
