@@ -5,6 +5,7 @@
 import type { ChildLimitsSetup, CrystalTransport, Feature, VerifierSetup, WardSetup } from '../../schemas/adapter.ts';
 import type { ForkStrategy, Hyperparameters } from '../../schemas/records.ts';
 import type { ProviderStep } from '../crystal-server/index.ts';
+import type { BatchExpectation } from '../values/index.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 /** A case's level in each draft it applies to, where a rule's level changed between drafts (`{ 0.1.0: MUST, 0.3.1: SHOULD }`). */
@@ -109,6 +110,11 @@ export interface ScriptStep {
   /** Callback transport only: tools the provider ran itself, with their results (LLM-7). */
   provider_tools?: ScriptProviderTool[];
   code?: Record<string, string>;
+  /**
+   * With both `code` and `tool_calls`: served as the code to a request offering the sandbox's tool, else
+   * as the tool calls (a child whose medium the implementation chooses, COMP-1 from 0.2.0).
+   */
+  whichever_medium?: true;
   usage?: { prompt: number; completion: number; cached: number };
   thinking?: string;
   metadata?: Record<string, unknown>;
@@ -204,6 +210,8 @@ export interface Matcher {
   equals?: unknown;
   /** Equal to the value, or text rendering it as JSON (`"1"` for 1): for a stored gate result, which the entity saw as text. */
   seen_as?: unknown;
+  /** A batch gate's results, a list or text, showing each slot in request order (or, `any_order`, each answer somewhere). */
+  batch_results?: BatchExpectation;
   not_equals?: unknown;
   like?: unknown;
   contains?: unknown;

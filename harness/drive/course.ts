@@ -24,12 +24,17 @@
  *   one), and no more than the queries a children's crystal or lane received (a child with a turn
  *   queried at least once). Some entity then came from neither a cast nor an invocation. Not judged on a
  *   code circle, whose delegations the harness cannot count.
- * - **LOOM-7**: the loom holds more turns of a cast's entity than the queries that entity made in it: a
- *   turn that did not happen is stored (one more, empty, after the turn cap), so the turn that really
- *   ended the thread is not the one that says how it ended.
+ * - **LOOM-7**: the loom holds more turns of a cast's entity than the queries that entity made in it, or
+ *   more turns keeping nothing (no utterance, gate call record or observation) than queries answered
+ *   with nothing: a turn that did not happen is stored (one more, empty, after the turn cap), so the turn
+ *   that really ended the thread is not the one that says how it ended. A turn keeping only its
+ *   observation happened (§6.1 makes no field of a turn required; LOOM-1 asks only that it be kept).
  * - **LOOM-1**: the loom holds fewer turns of a cast's entity than the well-formed replies it was served
  *   in it (each gate call turn and each text-only reply makes a turn): a turn was never written.
- * Only conversation circles are judged for these, where a reply's calls are all the turn's. The last two
+ * Conversation and code circles are judged for these: in both a reply makes one turn and its calls (or
+ * the calls of the program it sends) are all the turn's. In a code circle a reply ends the cast only if
+ * its program names the done function, and a text-only reply is the medium's to read, so LOOP-6 and
+ * CRYSTAL-5 (text-only endings) are judged in conversation only. The last two
  * count turns against queries only where nothing else makes a turn without a reply or one turn of two
  * queries: no wall-clock ward or token budget (a cast cut off while it waits, or before it asks again,
  * stores a turn the crystal never answered), no folding, no forced tool use (a simulated forcing asks
@@ -50,18 +55,49 @@ const DELEGATION_GATES = new Set(['call_entity', 'call_entity_batch']);
 const served = (q: QueryRecord): CrystalResponse | undefined => (q.after_outcome === undefined && q.reply.ok && !q.raw ? q.reply.response : undefined);
 const callsOf = (r: CrystalResponse): ToolCall[] => r.tool_calls ?? [];
 const textOnly = (r: CrystalResponse): boolean => callsOf(r).length === 0 && typeof r.content === 'string' && r.content.trim() !== '';
-/** A reply that makes a turn and does not end the cast, whatever the implementation's reading of open choices. */
-function continuesForCertain(r: CrystalResponse, requireDone: boolean): boolean {
-  const calls = callsOf(r);
-  if (calls.length === 0) return requireDone && textOnly(r);
-  return new Set(calls.map((c) => c.id)).size === calls.length && !calls.some((c) => c.gate === 'done');
+/**
+ * Whether a gate call of a reply may end the cast: `done` itself, or, in a code circle, a program that
+ * names the done function anywhere (the kit's own scripts call it by name, so one that never names it
+ * cannot call it; a program that cannot be read may).
+ */
+type MayEnd = (call: ToolCall) => boolean;
+
+function mayEndIn(state: DriveState): MayEnd {
+  const sandbox = state.record.description.sandbox;
+  if (state.prepared.setup.circle?.medium !== 'code' || sandbox === undefined) return (c) => c.gate === 'done';
+  const doneFunction = state.record.description.builtins?.done?.function ?? 'done';
+  const names = new RegExp(`(?<![\\w$])${doneFunction.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`);
+  return (c) => {
+    if (c.gate === 'done') return true;
+    if (c.gate !== sandbox.tool) return false;
+    try {
+      const source = (JSON.parse(c.arguments) as Record<string, unknown>)[sandbox.argument];
+      return typeof source !== 'string' || names.test(source);
+    } catch {
+      return true;
+    }
+  };
 }
+
+/**
+ * A reply that makes a turn and does not end the cast, whatever the implementation's reading of open
+ * choices. In a code circle a text-only reply is left to the medium (it may be read as code), so only
+ * a program that cannot call done is certain.
+ */
+function continuesForCertain(r: CrystalResponse, requireDone: boolean, mayEnd: MayEnd, code: boolean): boolean {
+  const calls = callsOf(r);
+  if (calls.length === 0) return !code && requireDone && textOnly(r);
+  return new Set(calls.map((c) => c.id)).size === calls.length && !calls.some(mayEnd);
+}
+
+/** The circles whose turns the course is judged in: one turn per reply, a reply's calls (or its program's) all the turn's. */
+const JUDGED_MEDIUMS: ReadonlySet<string> = new Set(['conversation', 'code']);
 
 /** The faults an action shows once it is over: each names the rule it breaks. */
 export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFault[] {
   const faults: CrystalFault[] = [];
   const outcome = state.record.outcomes[trace.name] as CastOutcome | undefined;
-  if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && state.prepared.setup.circle?.medium === 'conversation') {
+  if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && JUDGED_MEDIUMS.has(state.prepared.setup.circle?.medium ?? '')) {
     const fault = endingFault(state, trace);
     if (fault) faults.push(realigned(state, trace, fault));
   }
@@ -105,7 +141,9 @@ function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | unde
   });
   const last = own.at(-1);
   const lastReply = last ? served(last) : undefined;
-  if (lastReply && textOnly(lastReply)) {
+  const code = setup.circle?.medium === 'code';
+  // A text-only reply in a code circle is the medium's to read (it may run it as code): LOOP-6 and CRYSTAL-5 are judged in conversation only.
+  if (!code && lastReply && textOnly(lastReply)) {
     if (setup.require_done === true) {
       return { kind: 'fail', message: `'${trace.name}' came back terminated on a text-only reply although require_done is set: only done may end the cast`, rules: ['LOOP-6'] };
     }
@@ -116,7 +154,8 @@ function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | unde
   }
   const cap = setup.circle?.wards?.max_turns;
   if (cap === undefined || setup.folding !== undefined || replies.length < cap) return undefined;
-  if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true))) return undefined;
+  const mayEnd = mayEndIn(state);
+  if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true, mayEnd, code))) return undefined;
   return { kind: 'fail', message: `'${trace.name}' came back terminated although its first ${cap} replies each made a turn that does not end the cast: the max_turns ward of ${cap} had cut it off`, rules: ['LOOP-4', 'CIRCLE-6'] };
 }
 
@@ -135,15 +174,18 @@ function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readon
   const setup = state.prepared.setup;
   const circle = setup.circle;
   // An empty loom says nothing to count against: an implementation may answer loom() with no turns rather than refuse it.
-  if (!RUNS_AN_ENTITY.has(trace.verb) || circle?.medium !== 'conversation' || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
-  if (circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
+  if (!RUNS_AN_ENTITY.has(trace.verb) || !JUDGED_MEDIUMS.has(circle?.medium ?? '') || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
+  if (circle === undefined || circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
   // Turns under an entity nobody produced cannot be counted per entity (ENTITY-1 says what went wrong).
   if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
   const mine = state.crystals.queries.filter((q) => q.action === trace.index);
   const crystalTurns = trace.appended.filter((t) => CRYSTAL_TURN_ROLES.has(t.role as string));
-  // A turn that keeps nothing (no utterance, no gate call) can stand only for a query that got no reply, or an empty one,
-  // whichever entity of the action (its children too) it belongs to.
-  const isEmpty = (t: Turn): boolean => (t.utterance ?? '') === '' && (t.gate_calls?.length ?? 0) === 0;
+  // A turn that keeps nothing (no utterance, no gate call, no observation) can stand only for a query that got no reply,
+  // or an empty one, whichever entity of the action (its children too) it belongs to. A turn that keeps only its
+  // observation (the gate results the circle returned, kept there rather than in gate_calls) is a turn that
+  // happened, recorded thinly: §6.1 lists the fields of a turn but no rule makes the utterance or the records
+  // required, and LOOM-1 asks only that the turn be kept, so it is never read as a turn that did not happen.
+  const isEmpty = (t: Turn): boolean => (t.utterance ?? '') === '' && (t.gate_calls?.length ?? 0) === 0 && !keepsSomething((t as { observation?: unknown }).observation);
   // A failed query, a raw (possibly invalid, CRYSTAL-3/4) reply or an empty one may be stored as a turn that keeps nothing.
   const answeredWithNothing = (qs: readonly QueryRecord[]): number =>
     qs.filter((q) => !q.reply.ok || q.raw === true || !makesATurn(q.reply.response) || (callsOf(q.reply.response).length === 0 && (q.reply.response.content ?? '') === '')).length;
@@ -193,6 +235,13 @@ function composedIntentFault(state: DriveState, trace: ActionTrace): CrystalFaul
     rules: ['INTENT-2'],
     departs: ['requests'],
   };
+}
+
+/** Whether a stored field holds anything: non-blank text, a non-empty list or record (an observation may be either from 0.2.0, §4.3). */
+function keepsSomething(value: unknown): boolean {
+  if (typeof value === 'string') return value.trim() !== '' && value.trim() !== '[]';
+  if (Array.isArray(value)) return value.length > 0;
+  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
 }
 
 /** LOOM-7: the action stored a turn that did not happen. */

@@ -365,7 +365,8 @@ export class MockCrystals {
   }
 
   /** The scripted step as a response in the implementation's own argument names, or why it cannot be one. */
-  private toResponse(step: ScriptStep, request: CrystalRequest): CrystalResponse | string {
+  private toResponse(scripted: ScriptStep, request: CrystalRequest): CrystalResponse | string {
+    const step = servedForMedium(scripted, request, this.description.sandbox?.tool);
     const calls: ToolCall[] = [];
     for (const c of step.tool_calls ?? []) {
       let args: unknown = c.args ?? {};
@@ -405,4 +406,16 @@ export class MockCrystals {
     this.faults.push({ kind, message, ...(rules && { rules }) });
     return { ok: false, error: { code: 'crystal_error', message } };
   }
+}
+
+/**
+ * A `whichever_medium` step as the request's entity can act on it: its code when the request offers the
+ * sandbox's tool (a code circle), else its tool calls. From 0.2.0 a child's medium is the implementation's
+ * choice (COMP-1), so a case about what a child answers need not assume one.
+ */
+function servedForMedium(step: ScriptStep, request: CrystalRequest, sandboxTool: string | undefined): ScriptStep {
+  if (step.whichever_medium !== true) return step;
+  const { code, tool_calls: toolCalls, whichever_medium: _either, ...rest } = step;
+  const inCode = sandboxTool !== undefined && (request.tools ?? []).some((t) => t.name === sandboxTool);
+  return inCode ? { ...rest, ...(code && { code }) } : { ...rest, ...(toolCalls !== undefined && { tool_calls: toolCalls }) };
 }

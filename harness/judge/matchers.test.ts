@@ -13,6 +13,8 @@ const TABLE: [Matcher, unknown, unknown][] = [
   [{ not_equals: 'x' }, 'y', 'x'],
   // A stored result kept as the text the entity saw: "1" is 1 as seen, "2" is not.
   [{ seen_as: [1, 'a'] }, ['1', 'a'], ['2', 'a']],
+  // A batch's results as text of the implementation's own making: each answer found, in order.
+  [{ batch_results: { slots: [{ answer: 'S' }, { answer: 'F' }] } }, '1. S\n2. F', '1. F\n2. S'],
   [{ like: { ok: false, error: { name: 'E' } } }, { ok: false, error: { name: 'E', message: 'm' }, gate: 'g' }, { ok: true }],
   [{ contains: { role: 'tool' } }, [{ role: 'user' }, { role: 'tool', content: 'x' }], [{ role: 'user' }]],
   [{ not_contains: 'late' }, ['early'], ['early', 'late']],

@@ -4,10 +4,10 @@
  */
 import { validate, formatProblems } from '../../schemas/loader.ts';
 import type { Matcher } from '../case-file/index.ts';
-import { deepEqual, isType, jsonType, like, sameAsSeen } from '../values/index.ts';
+import { batchShows, deepEqual, isType, jsonType, like, sameAsSeen, type BatchExpectation } from '../values/index.ts';
 
 export const MATCHER_NAMES = [
-  'equals', 'seen_as', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
+  'equals', 'seen_as', 'batch_results', 'not_equals', 'like', 'contains', 'not_contains', 'length', 'one_of', 'greater_than', 'less_than',
   'at_least', 'at_most', 'absent', 'present', 'type', 'same_as', 'every', 'unique', 'increasing',
   'schema', 'any_of', 'contains_text_at', 'holds', 'holds_value_at', 'some', 'none',
 ] as const;
@@ -40,6 +40,11 @@ export function applyMatcher(m: Matcher, actual: unknown, lookup: Lookup): Verdi
     // The value, or the text rendering it (harness/values/seen-as.ts): a loom may keep either.
     case 'seen_as':
       return sameAsSeen(actual, expected) ? PASS : fail('neither the value nor text rendering it');
+    // A batch's results as a list or as text of the implementation's making (harness/values/batch-slots.ts).
+    case 'batch_results': {
+      const verdict = batchShows(actual, expected as BatchExpectation);
+      return verdict.ok ? PASS : fail(verdict.why);
+    }
     case 'not_equals':
       return deepEqual(actual, expected) ? fail('values are equal') : PASS;
     case 'like':

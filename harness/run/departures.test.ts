@@ -19,6 +19,9 @@ import { consequenceOf, pathsRead } from '../judge/index.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { PACKAGE_ROOT } from '../cli/main.ts';
 import { join } from 'node:path';
+import type { Turn } from '../../schemas/records.ts';
+import { loomRewrite } from '../properties/test-adapters.ts';
+import type { AdapterFactory } from './index.ts';
 
 /** One case of a file, with the given rules, setup extras, crystal script and expectations. */
 function caseFile(id: string, rules: string[], body: string): string {
@@ -422,5 +425,38 @@ describe('a run that leaves its script is a finding under the rule it broke (iss
     crystals.beginAction(0);
     for (let i = 0; i < 3; i++) await crystals.query('p', request('one'));
     expect(crystals.faults.map((f) => f.rules)).toEqual([['LOOP-4', 'CIRCLE-6']]);
+  });
+
+  describe('LOOM-7 or not: a turn with no utterance and no gate call record, standing for a reply that had content', () => {
+    // One gate call, then done: the echo turn is the one rewritten; the expectations read the outcome only.
+    const text = caseFile(
+      'thin-turn-for-a-gate-call',
+      ['CIRCLE-3'],
+      `    setup: { crystal: parent, call: {}, circle: { medium: conversation, gates: [done, echo], wards: { max_turns: 3 } } }
+    crystals:
+      parent:
+        script:
+          - tool_calls: [{ gate: echo, args: { text: kept } }]
+          - tool_calls: [{ gate: done, args: { answer: fine } }]
+    act: [{ cast: { intent: "echo then finish", as: first } }]
+    expect:
+      - { path: outcomes.first.result, equals: fine }
+      - { path: gates.echo.calls, length: 1 }
+`,
+    );
+    /** The echo turn stored with no utterance and no gate call records; `observation` decides what it keeps instead. */
+    const echoTurnThinned = (observation: (t: Turn) => string) =>
+      loomRewrite((turns) => turns.map((t) => (t.gate_calls?.some((r) => r.gate === 'echo') ? { ...t, utterance: '', gate_calls: [], observation: observation(t) } : t)))(async () => new Miniature());
+    const run = async (factory: AdapterFactory) => (await runSuite(loadCaseText(text, 'thin-turn.yaml'), factory)).cases[0]!;
+
+    it('a turn keeping only its observation (the gate results) happened: no LOOM-7 finding (§6.1 requires no utterance or gate_calls of a turn, LOOM-1 only that it is kept)', async () => {
+      const result = await run(echoTurnThinned((t) => t.observation));
+      expect({ status: result.status, failed_rules: result.failed_rules }).toEqual({ status: 'pass', failed_rules: [] });
+    });
+
+    it('a turn keeping nothing at all, though its reply made a gate call, is still a turn that did not happen (LOOM-7)', async () => {
+      const result = await run(echoTurnThinned(() => ''));
+      expect({ status: result.status, failed_rules: result.failed_rules }).toEqual({ status: 'fail', failed_rules: ['LOOM-7'] });
+    });
   });
 });
