@@ -93,11 +93,16 @@ function continuesForCertain(r: CrystalResponse, requireDone: boolean, mayEnd: M
 /** The circles whose turns the course is judged in: one turn per reply, a reply's calls (or its program's) all the turn's. */
 const JUDGED_MEDIUMS: ReadonlySet<string> = new Set(['conversation', 'code']);
 
+/** Whether the course is judged in this circle: one medium it knows (a circle given two declarations is MEDIUM-1's case alone). */
+function inJudgedMedium(medium: string | readonly string[] | undefined): boolean {
+  return typeof medium === 'string' && JUDGED_MEDIUMS.has(medium);
+}
+
 /** The faults an action shows once it is over: each names the rule it breaks. */
 export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFault[] {
   const faults: CrystalFault[] = [];
   const outcome = state.record.outcomes[trace.name] as CastOutcome | undefined;
-  if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && JUDGED_MEDIUMS.has(state.prepared.setup.circle?.medium ?? '')) {
+  if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && inJudgedMedium(state.prepared.setup.circle?.medium)) {
     const fault = endingFault(state, trace);
     if (fault) faults.push(realigned(state, trace, fault));
   }
@@ -174,7 +179,7 @@ function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readon
   const setup = state.prepared.setup;
   const circle = setup.circle;
   // An empty loom says nothing to count against: an implementation may answer loom() with no turns rather than refuse it.
-  if (!RUNS_AN_ENTITY.has(trace.verb) || !JUDGED_MEDIUMS.has(circle?.medium ?? '') || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
+  if (!RUNS_AN_ENTITY.has(trace.verb) || !inJudgedMedium(circle?.medium) || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
   if (circle === undefined || circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
   // Turns under an entity nobody produced cannot be counted per entity (ENTITY-1 says what went wrong).
   if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
