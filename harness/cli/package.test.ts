@@ -97,7 +97,10 @@ describe('the packed kit', () => {
   // Here rather than in a file of its own: typedoc compiles the whole API (about 25 s idle), which this
   // file's build already pays for in kind. typedoc.json treats a warning as an error, so `npm run docs` fails too.
   it('builds the API documentation with no typedoc warning (every type the API refers to is exported, no link dangles)', async () => {
-    const docs = await run('npx', ['typedoc', '--emit', 'none'], PACKAGE_ROOT, SETUP_MS);
+    // Without typedoc's own pass over the compiler's diagnostics (about half its work): a type error is
+    // `npm test`'s typecheck step's finding (the same tsconfig.json), and what this test is for, the
+    // warnings about the API's exports and links, typedoc reports either way.
+    const docs = await run('npx', ['typedoc', '--emit', 'none', '--skipErrorChecking'], PACKAGE_ROOT, SETUP_MS);
     expect(`${docs.stdout}${docs.stderr}`).not.toMatch(/\[warning\]/);
     expect(docs.code, docs.stdout + docs.stderr).toBe(0);
   });

@@ -42,7 +42,9 @@ describe('composition properties', () => {
   for (const [defect, want] of Object.entries(CAUGHT)) {
     it.runIf((DEFECTS as readonly string[]).includes(defect))(`${want.rules.join(', ')}: the ${defect} miniature fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
       const factory = miniature(defect);
-      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: ONLY });
+      // Only the property the test reads: each property draws its own scenarios from the seed, so it fails
+      // with the same counterexample alone as beside the others.
+      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: [want.property] });
       const result = byId(found, want.property);
       // Small: the parent's two steps and at most four for two children (one that answers after a step of
       // work, one that finishes first; an overrun child's script holds one step past its cap).

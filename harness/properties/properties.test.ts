@@ -84,7 +84,10 @@ describe('properties against the reference (through its adapter only)', () => {
   for (const [defect, want] of Object.entries(CAUGHT)) {
     it.runIf((DEFECTS as readonly string[]).includes(defect))(`${want.rules.join(', ')}: the ${defect} miniature fails ${want.property}, shrunk to a small case that reproduces it`, async () => {
       const factory = miniature(defect);
-      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS });
+      // Only the property the test reads: each property draws its own scenarios from the seed, so it fails
+      // with the same counterexample alone as beside the others (every property's verdict on every defect
+      // is read at 25 runs below).
+      const found = await runProperties(factory, await describeAdapter(factory), { draft: '0.1.0', seed: SEED, runs: RUNS, filter: [want.property] });
       const result = byId(found, want.property);
       await expectCaughtAndReproduced(result, want.rules, 3, factory, reference);
     });

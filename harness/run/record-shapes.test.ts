@@ -15,23 +15,24 @@ import { validate } from '../../schemas/loader.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { PACKAGE_ROOT } from '../case-file/package-root.ts';
 import type { CaseFile } from '../case-file/types.ts';
-import { runSuite } from './run.ts';
+import { runSuite, type SuiteResult } from './run.ts';
 
 const CASES = ['gate-calls-run-in-utterance-order', 'crystal4-caller-ids-link-results', 'circle7-different-delays-keep-call-order', 'gate-failure-returns-as-observation', 'comp3-batch-results-in-request-order'];
 
 describe('gate records without ids or error names, results kept as shown text (issue 21, class 3)', () => {
   let file: CaseFile;
-  beforeAll(() => {
+  /** The variant's run of the cases, read by the first two tests (one run: they read different things of it). */
+  let variant: SuiteResult;
+  beforeAll(async () => {
     file = loadCaseFile(join(PACKAGE_ROOT, 'tests.yaml'));
+    variant = await runSuite(file, () => new Miniature(), { filter: CASES });
   });
 
-  it('the cases about gate results pass on an implementation whose loom keeps no ids, no error names and rendered results', async () => {
-    const suite = await runSuite(file, () => new Miniature(), { filter: CASES });
-    expect(suite.cases.map((c) => [c.id, c.status]).sort()).toEqual(CASES.map((id) => [id, 'pass']).sort());
+  it('the cases about gate results pass on an implementation whose loom keeps no ids, no error names and rendered results', () => {
+    expect(variant.cases.map((c) => [c.id, c.status]).sort()).toEqual(CASES.map((id) => [id, 'pass']).sort());
   });
 
   it('each case that ran notes its record shapes: the variant\'s missing ids, none on the reference\'s gate records (read once per run by the report)', async () => {
-    const variant = await runSuite(file, () => new Miniature(), { filter: CASES });
     for (const c of variant.cases) expect(c.record_shapes?.map((o) => o.kind)).toContain('gate-record-without-tool-call-id');
     const reference = await runSuite(file, () => createReferenceAdapter(), { filter: CASES });
     expect(reference.cases.map((c) => c.status)).toEqual(CASES.map(() => 'pass'));
