@@ -11,6 +11,7 @@ import { cli } from '../testing/run-cli.ts';
 import { UsageError } from './arguments.ts';
 import { CRYSTAL_SERVER_OPTIONS } from './crystal-server-command.ts';
 import { parseRunOptions } from './run-options.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'cantrip-frictions-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -21,7 +22,7 @@ describe('frictions', () => {
     const { code, err } = await cli(['run', '-q', '--no-out', '--adapter', SKELETON]);
     expect(code).toBe(2);
     expect(err).toContain(`'cmd:python3 ${SKELETON}'`);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('a .js module without createAdapter() is told how to run it as a stdio program', async () => {
     const script = join(work, 'server.mjs');
@@ -29,7 +30,7 @@ describe('frictions', () => {
     const { code, err } = await cli(['run', '-q', '--no-out', '--adapter', script]);
     expect(code).toBe(2);
     expect(err).toContain(`'cmd:node ${script}'`);
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('an unknown command names the nearest one, a swap of two letters included', async () => {
     for (const [typed, meant] of [['rnu', 'run'], ['dif', 'diff'], ['crystl-server', 'crystal-server']] as const) {
@@ -37,7 +38,7 @@ describe('frictions', () => {
       expect(code).toBe(2);
       expect(err).toContain(`'${meant}'?`);
     }
-  }, 60_000);
+  }, hangBound(60_000));
 
   it('--seed -1 reaches the seed check, which echoes the value, instead of reading -1 as an option', () => {
     let thrown: unknown;
@@ -55,5 +56,5 @@ describe('frictions', () => {
     const { code, out } = await cli(['crystal-server', '--help']);
     expect(code).toBe(0);
     for (const name of Object.keys(CRYSTAL_SERVER_OPTIONS)) expect(out).toMatch(new RegExp(`^\\s+--${name} `, 'm'));
-  }, 60_000);
+  }, hangBound(60_000));
 });

@@ -11,14 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validate } from '../../schemas/loader.ts';
 import { PACKAGE_ROOT } from '../case-file/package-root.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 // Packing runs the build (tsc over the library, ~10 s idle) and the install resolves the runtime
 // dependencies from npm's cache; on a loaded 2-core machine the two have taken several times that.
 // The bound only keeps a stuck npm from hanging the suite; no verdict depends on it.
-const SETUP_MS = 600_000;
+const SETUP_MS = hangBound(600_000);
 // One CLI run or script: Node start-up, loading the built kit, a handful of cases (tsx compiles a
 // TypeScript adapter first).
-const STEP_MS = 180_000;
+const STEP_MS = hangBound(180_000);
 /** A few cases, among them code circles (the sandbox worker must load from dist/ too). */
 const FILTER = 'LOOP-3';
 /** The Python starting point docs/adapter-protocol.md names. */
@@ -103,7 +104,7 @@ describe('the packed kit', () => {
     const docs = await run('npx', ['typedoc', '--emit', 'none', '--skipErrorChecking'], PACKAGE_ROOT, SETUP_MS);
     expect(`${docs.stdout}${docs.stderr}`).not.toMatch(/\[warning\]/);
     expect(docs.code, docs.stdout + docs.stderr).toBe(0);
-  });
+  }, SETUP_MS);
 
   it('ships the build, the schemas, the rules and the cases, and no sources, tests, benches or CI scripts', () => {
     expect(packed).toEqual(expect.arrayContaining(['bin/cantrip-conformance.mjs', 'dist/harness/cli/cli.js', 'dist/harness/index.d.ts', 'dist/reference/index.js', 'schemas/report.schema.json', 'dist/spec/rules.yaml', 'tests.yaml', 'README.md']));

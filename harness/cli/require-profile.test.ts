@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../case-file/index.ts';
 import { PROFILE_BELOW_EXIT } from '../report/index.ts';
 import { cli } from '../testing/run-cli.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const MINIATURE = join(PACKAGE_ROOT, 'fixtures/miniatures/miniature.ts');
 const run = (...more: string[]) => cli(['run', '-q', '--no-out', '--no-properties', '--adapter', MINIATURE, '--filter', 'done-ends-cast-with-answer,code-done-stops-the-cast', ...more]);
@@ -24,9 +25,9 @@ describe('--require', () => {
     expect(full.code).toBe(PROFILE_BELOW_EXIT);
     expect(full.err).toContain('--require full');
     expect(full.err).toContain('partial');
-  }, 120_000);
+  }, hangBound(120_000));
 
   it('a profile the kit does not know is bad usage', async () => {
     expect((await run('--require', 'everything')).code).toBe(2);
-  }, 60_000);
+  }, hangBound(60_000));
 });

@@ -12,6 +12,7 @@ import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
 import type { CaseFile } from '../case-file/types.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const CAUGHT = 'circle5-code-caught-gate-failure-in-next-observation';
 const PRINTED = 'circle5-code-output-before-a-throw-in-next-observation';
@@ -38,7 +39,7 @@ describe('code medium: observations and code forks (issue 22)', () => {
   it('the reference passes every one of these cases', async () => {
     const suite = await runSuite(file, reference, { filter: CASES, timeoutMs: TIMEOUT_MS });
     expect(suite.cases.map((c) => [c.id, c.status, c.failures, c.problems])).toEqual(CASES.map((id) => [id, 'pass', [], []]));
-  }, 3 * TIMEOUT_MS);
+  }, hangBound(3 * TIMEOUT_MS));
 
   it('the conformant variant has no code medium: each case is skipped with the reason', async () => {
     const suite = await runSuite(file, () => new Miniature(), { filter: CASES });
@@ -54,6 +55,6 @@ describe('code medium: observations and code forks (issue 22)', () => {
       expect(failed.failed_rules).toEqual([expected.rule]);
       expect(failed.failures.map((f) => f.path).every((path) => expected.path.test(path)), failed.failures.map((f) => f.path).join(', ')).toBe(true);
       expect(failed.invariants.filter((i) => i.status === 'fail').map((i) => i.id)).toEqual([]);
-    }, 3 * TIMEOUT_MS);
+    }, hangBound(3 * TIMEOUT_MS));
   }
 });

@@ -16,6 +16,7 @@ import { withCodeDeparture, type CodeDeparture } from '../../fixtures/lineage/co
 import { loadCaseText } from '../case-file/load.ts';
 import { runSuite, type CaseResult } from './run.ts';
 import type { AdapterFactory } from './index.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 // A sandbox starts per case; on a loaded machine that can take seconds.
 const TIMEOUT_MS = 60_000;
@@ -67,7 +68,7 @@ describe('departures in code circles are found under the rule they break', () =>
 `,
     );
     await expectAttributed(text, 'code-empty-turn-after-the-cap', ['LOOM-7']);
-  }, 3 * TIMEOUT_MS);
+  }, hangBound(3 * TIMEOUT_MS));
 
   it('LOOM-1: a program turn never written; the flags the case reads of the loom are its consequences', async () => {
     const text = caseFile(
@@ -86,7 +87,7 @@ describe('departures in code circles are found under the rule they break', () =>
 `,
     );
     await expectAttributed(text, 'code-turn-not-recorded', ['LOOM-1']);
-  }, 3 * TIMEOUT_MS);
+  }, hangBound(3 * TIMEOUT_MS));
 
   it('LOOP-4 and CIRCLE-6: a code cast that comes back terminated after max_turns programs that never call done', async () => {
     const text = caseFile(
@@ -107,7 +108,7 @@ describe('departures in code circles are found under the rule they break', () =>
 `,
     );
     await expectAttributed(text, 'code-cap-one-turn-late', ['LOOP-4', 'CIRCLE-6']);
-  }, 3 * TIMEOUT_MS);
+  }, hangBound(3 * TIMEOUT_MS));
 
   it('CALL-4: a code loom with no call turn; what reads the call turn is its consequence', async () => {
     const text = caseFile(
@@ -127,7 +128,7 @@ describe('departures in code circles are found under the rule they break', () =>
 `,
     );
     await expectAttributed(text, 'code-no-call-turn', ['CALL-4']);
-  }, 3 * TIMEOUT_MS);
+  }, hangBound(3 * TIMEOUT_MS));
 
   it('INTENT-2: a send to a code entity whose intent reaches the crystal composed with the earlier one; what the case reads of those requests is its consequence', async () => {
     const text = caseFile(
@@ -150,5 +151,5 @@ describe('departures in code circles are found under the rule they break', () =>
 `,
     );
     await expectAttributed(text, 'code-sends-composed-into-one-intent', ['INTENT-2']);
-  }, 3 * TIMEOUT_MS);
+  }, hangBound(3 * TIMEOUT_MS));
 });

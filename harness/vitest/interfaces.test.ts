@@ -17,6 +17,7 @@ import { buildReport, exitCode, NOTHING_JUDGED_EXIT } from '../report/index.ts';
 import { runSuite } from '../run/index.ts';
 import { cli } from '../testing/run-cli.ts';
 import { conformance, ConformanceFailure, type ConformanceTestContext, type DeclareApi } from './conformance.ts';
+import { hangBound } from '../testing/hang-bound.ts';
 
 const DRAFT = '0.3.1';
 const USAGE_EXIT = 2;
@@ -102,10 +103,10 @@ describe('one filter through the CLI, the library and the vitest helper', () => 
       expect(viaCli.exit).toBe(exit);
       if (selects) expect(viaCli.selected).toEqual(expect.arrayContaining(selects));
       else expect(viaCli.selected).toEqual([]);
-    }, 300_000);
+    }, hangBound(300_000));
   }
 
   it('a term of another draft selects what its counterpart selects', async () => {
     expect((await throughLibrary(['crystal-5'])).selected).toEqual((await throughLibrary(['LLM-5'])).selected);
-  }, 300_000);
+  }, hangBound(300_000));
 });
