@@ -37,6 +37,7 @@
  * still judged (harness/judge/consequences.ts).
  */
 import type { CastOutcome } from '../../schemas/adapter.ts';
+import { catalogOf } from '../../spec/drafts.ts';
 import type { CrystalResponse, ToolCall, Turn } from '../../schemas/records.ts';
 import type { DriveState } from './drive-state.ts';
 import { UNPLACED_LANE, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
@@ -50,11 +51,31 @@ const DELEGATION_GATES = new Set(['call_entity', 'call_entity_batch']);
 const served = (q: QueryRecord): CrystalResponse | undefined => (q.after_outcome === undefined && q.reply.ok && !q.raw ? q.reply.response : undefined);
 const callsOf = (r: CrystalResponse): ToolCall[] => r.tool_calls ?? [];
 const textOnly = (r: CrystalResponse): boolean => callsOf(r).length === 0 && typeof r.content === 'string' && r.content.trim() !== '';
-/** A reply that makes a turn and does not end the cast, whatever the implementation's reading of open choices. */
-function continuesForCertain(r: CrystalResponse, requireDone: boolean): boolean {
+/** A done call with no argument at all: whatever done's answer argument is called, the call lacks it. */
+function answerlessDone(c: ToolCall): boolean {
+  if (c.gate !== 'done') return false;
+  try {
+    const args: unknown = JSON.parse(c.arguments);
+    return args !== null && typeof args === 'object' && !Array.isArray(args) && Object.keys(args).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A reply that makes a turn and does not end the cast, whatever the implementation's reading of open
+ * choices. From 0.2.0 a done call that lacks its answer does not end the cast either (LOOP-7), so a turn
+ * cap that lets such turns run past it is found there too, not left to the LOOP-7 cases.
+ */
+function continuesForCertain(r: CrystalResponse, requireDone: boolean, answerlessDoneContinues: boolean): boolean {
   const calls = callsOf(r);
   if (calls.length === 0) return requireDone && textOnly(r);
-  return new Set(calls.map((c) => c.id)).size === calls.length && !calls.some((c) => c.gate === 'done');
+  return new Set(calls.map((c) => c.id)).size === calls.length && !calls.some((c) => c.gate === 'done' && !(answerlessDoneContinues && answerlessDone(c)));
+}
+
+/** Whether the judged draft has the rule that a done without its answer does not terminate (LOOP-7, new at 0.2.0). */
+function answerlessDoneContinuesAt(draft: string | undefined): boolean {
+  return draft !== undefined && catalogOf(draft).rules.some((r) => r.id === 'LOOP-7') && !catalogOf('0.1.0').rules.some((r) => r.id === 'LOOP-7');
 }
 
 /** The faults an action shows once it is over: each names the rule it breaks. */
@@ -116,7 +137,8 @@ function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | unde
   }
   const cap = setup.circle?.wards?.max_turns;
   if (cap === undefined || setup.folding !== undefined || replies.length < cap) return undefined;
-  if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true))) return undefined;
+  const answerless = answerlessDoneContinuesAt(state.case.judged_draft);
+  if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true, answerless))) return undefined;
   return { kind: 'fail', message: `'${trace.name}' came back terminated although its first ${cap} replies each made a turn that does not end the cast: the max_turns ward of ${cap} had cut it off`, rules: ['LOOP-4', 'CIRCLE-6'] };
 }
 
