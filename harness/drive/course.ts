@@ -44,6 +44,13 @@ import { UNPLACED_LANE, type CrystalFault, type QueryRecord } from './mock-cryst
 import type { ActionTrace } from './run-record.ts';
 import { turnOfAnActionsQuery } from './answered-queries.ts';
 
+/**
+ * Whether the case's circle is a conversation: named so, or naming no medium, which is a conversation
+ * (MEDIUM-1 at 0.3.1; the only cases that leave the medium out are written for that draft). A circle
+ * left without a medium is then checked for every departure a named conversation is.
+ */
+const onConversation = (state: DriveState): boolean => (state.prepared.setup.circle?.medium ?? 'conversation') === 'conversation';
+
 /** Verbs that run an entity and come back with its outcome. */
 const RUNS_AN_ENTITY = new Set(['cast', 'send', 'fork']);
 const DELEGATION_GATES = new Set(['call_entity', 'call_entity_batch']);
@@ -82,7 +89,7 @@ function answerlessDoneContinuesAt(draft: string | undefined): boolean {
 export function courseFaults(state: DriveState, trace: ActionTrace): CrystalFault[] {
   const faults: CrystalFault[] = [];
   const outcome = state.record.outcomes[trace.name] as CastOutcome | undefined;
-  if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && state.prepared.setup.circle?.medium === 'conversation') {
+  if (RUNS_AN_ENTITY.has(trace.verb) && outcome?.status === 'terminated' && onConversation(state)) {
     const fault = endingFault(state, trace);
     if (fault) faults.push(realigned(state, trace, fault));
   }
@@ -157,8 +164,8 @@ function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readon
   const setup = state.prepared.setup;
   const circle = setup.circle;
   // An empty loom says nothing to count against: an implementation may answer loom() with no turns rather than refuse it.
-  if (!RUNS_AN_ENTITY.has(trace.verb) || circle?.medium !== 'conversation' || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
-  if (circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
+  if (!RUNS_AN_ENTITY.has(trace.verb) || !onConversation(state) || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
+  if (circle?.wards?.timeout_ms !== undefined || circle?.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
   // Turns under an entity nobody produced cannot be counted per entity (ENTITY-1 says what went wrong).
   if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
   const mine = state.crystals.queries.filter((q) => q.action === trace.index);
@@ -232,7 +239,7 @@ function reusedEntityFault(state: DriveState, trace: ActionTrace): CrystalFault 
 
 /** More entities in the loom than the actions and the scripted delegations account for (ENTITY-1); reported once. */
 function strayEntityFault(state: DriveState): CrystalFault | undefined {
-  if (state.prepared.setup.circle?.medium !== 'conversation' || state.faults.some((f) => f.rules?.includes('ENTITY-1'))) return undefined;
+  if (!onConversation(state) || state.faults.some((f) => f.rules?.includes('ENTITY-1'))) return undefined;
   const produced = new Set<string>([...Object.values(state.record.entities), ...[...state.actions.values()].flatMap((t) => (t.entity === undefined ? [] : [t.entity]))]);
   const strays = state.record.loom.turns.filter((t) => t.role === 'crystal' && t.entity_id !== null && !produced.has(t.entity_id));
   const others = new Set(strays.map((t) => t.entity_id as string));
