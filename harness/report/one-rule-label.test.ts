@@ -20,7 +20,8 @@ import { catalogOf, mapRuleId } from '../../spec/drafts.ts';
 import { conformantVariant } from '../../fixtures/miniatures/miniature.ts';
 import { loadCaseFile, PACKAGE_ROOT } from '../case-file/index.ts';
 import type { CaseFile } from '../case-file/types.ts';
-import { runSuite } from '../run/index.ts';
+import { describeAdapter, runSuite } from '../run/index.ts';
+import { runProperties } from '../properties/index.ts';
 import { hangBound } from '../testing/hang-bound.ts';
 import { blamedRules, brokenVariant, declaredRules, everyOutput, ruleIdsIn } from '../testing/rule-labels.ts';
 import { buildReport, type Report } from './report.ts';
@@ -71,6 +72,16 @@ describe.each(DRAFTS)('judged at %s', (draft) => {
     expect(clean.get(draft)!.cases.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);
     expect(blamed.length > 0).toBe(wanted.length > 0);
   });
+
+  it("a failing property's outputs (its rules, its reproducer) name only the draft's ids", async () => {
+    const factory = () => brokenVariant('system-prompt-dropped-after-first-turn');
+    const properties = await runProperties(factory, await describeAdapter(factory), { draft, runs: 3, filter: ['call-and-intent-lead-every-request'] });
+    expect(properties.map((p) => [p.id, p.status])).toEqual([['call-and-intent-lead-every-request', 'fail']]);
+    const report = buildReport(await runSuite(file, factory, { jobs: 4, draft, filter: ['CALL-2'] }), { properties });
+    const leaks = Object.entries(everyOutput(report)).flatMap(([output, text]) => ruleIdsIn(text).filter((id) => !catalog().has(id)).map((id) => `${id} in ${output}`));
+    expect(leaks).toEqual([]);
+    expect(properties[0]!.failed_rules).toEqual([mapRuleId('CALL-2', '0.1.0', draft)]);
+  }, hangBound(120_000));
 
   it('the stored call without its prompt is one root cause, under CALL-4 (IDENTITY-4), in every case that reads it', () => {
     const report = reports.get(`${draft} call-prompt-dropped`)!;
