@@ -119,9 +119,10 @@ export function kitRulesIn(ids: readonly string[], draft: string): string[] {
  * the judged draft removed is left as written, with the draft that has it: "CANTRIP-3 of 0.1.0".
  */
 export function ruleIdsInTextAt(text: string, draft: string, from: string = KIT_RULES_DRAFT): string {
-  if (draft === from) return text;
   return text.replace(/\b[A-Z]+-\d+\b/g, (id) => {
     const there = ruleIdAt(id, draft, from);
-    return there ?? `${id} of ${from}`;
+    if (there !== undefined) return there;
+    const has = (version: string): boolean => catalogOf(version).rules.some((r) => r.id === id);
+    return `${id} of ${has(from) ? from : (draftVersions().find(has) ?? from)}`;
   });
 }
