@@ -9,6 +9,19 @@
  *
  * `npx tsx bench/rule-labels.ts [--drafts 0.2.0,0.3.1] [defect ...]` prints one line per run and a total.
  * A whole-suite run per defect and draft: minutes on an idle machine (no timing is read from it).
+ *
+ * Measured on 2026-11-28 over the 42 broken copies (39 miniature defects, 3 rewritten looms) at each draft,
+ * before (e9a7655) and after issue 31's "one defect, one rule label":
+ *
+ * | draft | copies blamed beyond their rules | copies showing an id outside the draft | root-cause groups | distinct labels |
+ * | --- | --- | --- | --- | --- |
+ * | 0.1.0 | 16 → 0 | 0 → 0 | 98 → 92 | 177 → 60 |
+ * | 0.2.0 | 14 → 0 | 42 → 0 | 92 → 87 | 169 → 56 |
+ * | 0.3.1 | 14 → 0 | 42 → 0 | 92 → 87 | 170 → 56 |
+ *
+ * Before, report.json did not say which failed expectations were a departure's consequences, so their
+ * rules counted as blamed; the copies left with more than one label (7 or 8 per draft) break each of
+ * them (harness/testing/defect-rules.ts).
  */
 import { join } from 'node:path';
 import { loadCaseFile, PACKAGE_ROOT } from '../harness/case-file/index.ts';
