@@ -42,11 +42,19 @@
  * still judged (harness/judge/consequences.ts).
  */
 import type { CastOutcome } from '../../schemas/adapter.ts';
+import { catalogOf } from '../../spec/drafts.ts';
 import type { CrystalResponse, ToolCall, Turn } from '../../schemas/records.ts';
 import type { DriveState } from './drive-state.ts';
 import { UNPLACED_LANE, type CrystalFault, type QueryRecord } from './mock-crystal.ts';
 import type { ActionTrace } from './run-record.ts';
 import { turnOfAnActionsQuery } from './answered-queries.ts';
+
+/**
+ * Whether the case's circle is a conversation: named so, or naming no medium, which is a conversation
+ * (MEDIUM-1 at 0.3.1; the only cases that leave the medium out are written for that draft). A circle
+ * left without a medium is then checked for every departure a named conversation is.
+ */
+const onConversation = (state: DriveState): boolean => (state.prepared.setup.circle?.medium ?? 'conversation') === 'conversation';
 
 /** Verbs that run an entity and come back with its outcome. */
 const RUNS_AN_ENTITY = new Set(['cast', 'send', 'fork']);
@@ -55,20 +63,32 @@ const DELEGATION_GATES = new Set(['call_entity', 'call_entity_batch']);
 const served = (q: QueryRecord): CrystalResponse | undefined => (q.after_outcome === undefined && q.reply.ok && !q.raw ? q.reply.response : undefined);
 const callsOf = (r: CrystalResponse): ToolCall[] => r.tool_calls ?? [];
 const textOnly = (r: CrystalResponse): boolean => callsOf(r).length === 0 && typeof r.content === 'string' && r.content.trim() !== '';
+/** A done call with no argument at all: whatever done's answer argument is called, the call lacks it. */
+function answerlessDone(c: ToolCall): boolean {
+  if (c.gate !== 'done') return false;
+  try {
+    const args: unknown = JSON.parse(c.arguments);
+    return args !== null && typeof args === 'object' && !Array.isArray(args) && Object.keys(args).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Whether a gate call of a reply may end the cast: `done` itself, or, in a code circle, a program that
- * names the done function anywhere (the kit's own scripts call it by name, so one that never names it
- * cannot call it; a program that cannot be read may).
+ * Whether a gate call of a reply may end the cast: `done` itself (from 0.2.0 not a done that lacks its
+ * answer: LOOP-7), or, in a code circle, a program that names the done function anywhere (the kit's own
+ * scripts call it by name, so one that never names it cannot call it; a program that cannot be read may).
  */
 type MayEnd = (call: ToolCall) => boolean;
 
-function mayEndIn(state: DriveState): MayEnd {
+function mayEndIn(state: DriveState, answerlessDoneContinues: boolean): MayEnd {
+  const doneEnds = (c: ToolCall): boolean => c.gate === 'done' && !(answerlessDoneContinues && answerlessDone(c));
   const sandbox = state.record.description.sandbox;
-  if (state.prepared.setup.circle?.medium !== 'code' || sandbox === undefined) return (c) => c.gate === 'done';
+  if (state.prepared.setup.circle?.medium !== 'code' || sandbox === undefined) return doneEnds;
   const doneFunction = state.record.description.builtins?.done?.function ?? 'done';
   const names = new RegExp(`(?<![\\w$])${doneFunction.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`);
   return (c) => {
-    if (c.gate === 'done') return true;
+    if (c.gate === 'done') return doneEnds(c);
     if (c.gate !== sandbox.tool) return false;
     try {
       const source = (JSON.parse(c.arguments) as Record<string, unknown>)[sandbox.argument];
@@ -82,7 +102,9 @@ function mayEndIn(state: DriveState): MayEnd {
 /**
  * A reply that makes a turn and does not end the cast, whatever the implementation's reading of open
  * choices. In a code circle a text-only reply is left to the medium (it may be read as code), so only
- * a program that cannot call done is certain.
+ * a program that cannot call done is certain. From 0.2.0 a done call that lacks its answer does not end
+ * the cast either (LOOP-7), so a turn cap that lets such turns run past it is found there too, not left
+ * to the LOOP-7 cases.
  */
 function continuesForCertain(r: CrystalResponse, requireDone: boolean, mayEnd: MayEnd, code: boolean): boolean {
   const calls = callsOf(r);
@@ -90,12 +112,21 @@ function continuesForCertain(r: CrystalResponse, requireDone: boolean, mayEnd: M
   return new Set(calls.map((c) => c.id)).size === calls.length && !calls.some(mayEnd);
 }
 
+/** Whether the judged draft has the rule that a done without its answer does not terminate (LOOP-7, new at 0.2.0). */
+function answerlessDoneContinuesAt(draft: string | undefined): boolean {
+  return draft !== undefined && catalogOf(draft).rules.some((r) => r.id === 'LOOP-7') && !catalogOf('0.1.0').rules.some((r) => r.id === 'LOOP-7');
+}
+
 /** The circles whose turns the course is judged in: one turn per reply, a reply's calls (or its program's) all the turn's. */
 const JUDGED_MEDIUMS: ReadonlySet<string> = new Set(['conversation', 'code']);
 
-/** Whether the course is judged in this circle: one medium it knows (a circle given two declarations is MEDIUM-1's case alone). */
+/**
+ * Whether the course is judged in this circle: one medium it knows, a circle that names none being a
+ * conversation (MEDIUM-1); a circle given two declarations is MEDIUM-1's case alone.
+ */
 function inJudgedMedium(medium: string | readonly string[] | undefined): boolean {
-  return typeof medium === 'string' && JUDGED_MEDIUMS.has(medium);
+  const m = medium ?? 'conversation';
+  return typeof m === 'string' && JUDGED_MEDIUMS.has(m);
 }
 
 /** The faults an action shows once it is over: each names the rule it breaks. */
@@ -159,7 +190,7 @@ function endingFault(state: DriveState, trace: ActionTrace): CrystalFault | unde
   }
   const cap = setup.circle?.wards?.max_turns;
   if (cap === undefined || setup.folding !== undefined || replies.length < cap) return undefined;
-  const mayEnd = mayEndIn(state);
+  const mayEnd = mayEndIn(state, answerlessDoneContinuesAt(state.case.judged_draft));
   if (!replies.slice(0, cap).every((r) => continuesForCertain(r, setup.require_done === true, mayEnd, code))) return undefined;
   return { kind: 'fail', message: `'${trace.name}' came back terminated although its first ${cap} replies each made a turn that does not end the cast: the max_turns ward of ${cap} had cut it off`, rules: ['LOOP-4', 'CIRCLE-6'] };
 }
@@ -180,7 +211,7 @@ function recordedTurnsFault(state: DriveState, trace: ActionTrace, found: readon
   const circle = setup.circle;
   // An empty loom says nothing to count against: an implementation may answer loom() with no turns rather than refuse it.
   if (!RUNS_AN_ENTITY.has(trace.verb) || !inJudgedMedium(circle?.medium) || trace.entity === undefined || !trace.appended || !state.loomAvailable || state.record.loom.turns.length === 0) return undefined;
-  if (circle === undefined || circle.wards?.timeout_ms !== undefined || circle.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
+  if (circle?.wards?.timeout_ms !== undefined || circle?.wards?.max_tokens !== undefined || setup.folding !== undefined || setup.tool_choice === 'required') return undefined;
   // Turns under an entity nobody produced cannot be counted per entity (ENTITY-1 says what went wrong).
   if ([...state.faults, ...found].some((f) => f.rules?.includes('ENTITY-1') === true)) return undefined;
   const mine = state.crystals.queries.filter((q) => q.action === trace.index);
@@ -264,7 +295,7 @@ function reusedEntityFault(state: DriveState, trace: ActionTrace): CrystalFault 
 
 /** More entities in the loom than the actions and the scripted delegations account for (ENTITY-1); reported once. */
 function strayEntityFault(state: DriveState): CrystalFault | undefined {
-  if (state.prepared.setup.circle?.medium !== 'conversation' || state.faults.some((f) => f.rules?.includes('ENTITY-1'))) return undefined;
+  if (!onConversation(state) || state.faults.some((f) => f.rules?.includes('ENTITY-1'))) return undefined;
   const produced = new Set<string>([...Object.values(state.record.entities), ...[...state.actions.values()].flatMap((t) => (t.entity === undefined ? [] : [t.entity]))]);
   const strays = state.record.loom.turns.filter((t) => t.role === 'crystal' && t.entity_id !== null && !produced.has(t.entity_id));
   const others = new Set(strays.map((t) => t.entity_id as string));

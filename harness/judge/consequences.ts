@@ -38,7 +38,8 @@ export interface RunCounts {
 function readsDeparted(path: string, part: DepartedPart, counts: RunCounts | undefined): boolean {
   const { root, name, index } = partsOf(path);
   if (part === 'requests') return root === 'requests';
-  if (part === 'call-turn') return root === 'threads' || (LOOM_ROOTS.has(root) && /\[role=(?:call|identity)\]/.test(path));
+  // A loom with no call turn: what reads the call turn by its role, the loom's roots (where it should be) or a thread (which starts from it).
+  if (part === 'call-turn') return root === 'threads' || (LOOM_ROOTS.has(root) && /\[(?:role=(?:call|identity)|parent_id=null)\]/.test(path));
   if (LOOM_ROOTS.has(root)) return true;
   if (part === 'loom') return false;
   if (ACTION_ROOTS.has(root)) return name === undefined || name === part.action;

@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import type { Description } from '../../schemas/adapter.ts';
 import { loadCaseText } from '../case-file/index.ts';
-import { caseForDraft, chooseDraft, DraftChoiceError, kitRulesIn } from './drafts.ts';
+import { caseForDraft, chooseDraft, DraftChoiceError, kitRulesIn, ruleIdAt, ruleIdsInTextAt } from './drafts.ts';
 import { planCases } from './plan.ts';
 
 const describing = (drafts?: string[]): Description => ({ name: 'impl', version: '1', spec_version: 'x', protocol_version: 1, features: [], ...(drafts && { drafts }) });
@@ -118,5 +118,17 @@ describe("the kit's own rule ids", () => {
     expect(kitRulesIn(['CANTRIP-3', 'LOOP-1'], '0.2.0')).toEqual(['LOOP-1']);
     expect(kitRulesIn(['LLM-4'], '0.3.1')).toEqual(['LLM-4']);
     expect(kitRulesIn(['CRYSTAL-4'], '0.1.0')).toEqual(['CRYSTAL-4']);
+  });
+
+  it("one map for every id: another draft's id is read in the draft that has it; a removed rule has none", () => {
+    expect([ruleIdAt('CALL-4', '0.3.1'), ruleIdAt('LLM-4', '0.1.0'), ruleIdAt('IDENTITY-2', '0.1.0'), ruleIdAt('CANTRIP-3', '0.3.1'), ruleIdAt('NOT-1', '0.3.1')]).toEqual(['IDENTITY-4', 'CRYSTAL-4', 'CALL-2', undefined, 'NOT-1']);
+    // A case written in 0.3.1's ids, judged at 0.1.0.
+    expect(ruleIdAt('LLM-4', '0.1.0', '0.3.1')).toBe('CRYSTAL-4');
+  });
+
+  it("prose names rules in the judged draft's ids; a removed rule keeps its id with the draft that has it; other words are left alone", () => {
+    expect(ruleIdsInTextAt("whether a root is a call turn is CALL-4's business (UTF-8, LOOP-3)", '0.3.1')).toBe("whether a root is a call turn is IDENTITY-4's business (UTF-8, LOOP-3)");
+    expect(ruleIdsInTextAt('CANTRIP-3 and LLM-4', '0.3.1')).toBe('CANTRIP-3 of 0.1.0 and LLM-4');
+    expect(ruleIdsInTextAt('LLM-4 of a later draft', '0.1.0')).toBe('CRYSTAL-4 of a later draft');
   });
 });

@@ -56,7 +56,7 @@ export function caseForDraft(c: LoadedCase, draft: string): LoadedCase | undefin
   const level = levelFor(c, draft);
   if (level === undefined) return undefined;
   const map = (id: string): string => {
-    const there = mapRuleId(id, from, draft);
+    const there = ruleIdAt(id, draft, from);
     // The loader refuses such a case; one built in code that gets here is a kit bug.
     if (there === undefined) throw new Error(`case ${c.id}: rule ${id} of draft ${from} has no counterpart in draft ${draft}`);
     return there;
@@ -70,6 +70,8 @@ export function caseForDraft(c: LoadedCase, draft: string): LoadedCase | undefin
   return {
     ...c,
     rules: c.rules.map(map),
+    // The description names rules in the case file's ids too: a report shows it in the judged draft's.
+    description: ruleIdsInTextAt(c.description, draft, from),
     level,
     drafts: applies,
     rules_draft: draft,
@@ -86,11 +88,41 @@ export function caseForDraft(c: LoadedCase, draft: string): LoadedCase | undefin
 export const KIT_RULES_DRAFT = '0.1.0';
 
 /**
- * Rule IDs the kit's own checks name, in the judged draft's IDs: each 0.1.0 ID becomes its counterpart
- * (CRYSTAL-4 -> LLM-4), one without a counterpart there is dropped; an ID that is not 0.1.0's is kept
- * as it is (a check already written in the judged draft's IDs).
+ * The one map of a rule id into the judged draft's ids, used wherever an id reaches a run or a report
+ * (a case's rules, the kit's own checks, a report built from any suite result, the prose of a case).
+ * `from` is the draft the id was written in (the kit's own checks name 0.1.0's ids; an id `from` lacks is
+ * read in the draft that has it). An id the judged
+ * draft already has stays (no registered draft reuses another draft's id for another rule:
+ * harness/report/drafts.test.ts); an id of `from` becomes its counterpart (CRYSTAL-4 -> LLM-4);
+ * undefined when the judged draft removed the rule, since no output may show an id that is not in the
+ * judged draft's catalog. An id no draft knows (a catalog built in a test) is kept as it is.
+ */
+export function ruleIdAt(id: string, draft: string, from: string = KIT_RULES_DRAFT): string | undefined {
+  const has = (version: string): boolean => catalogOf(version).rules.some((r) => r.id === id);
+  if (id === '' || has(draft)) return id;
+  // Written in another draft's ids than `from` says (a filter term of a later draft, say): mapped from the draft that has it.
+  const source = has(from) ? from : draftVersions().find(has);
+  return source === undefined ? id : mapRuleId(id, source, draft);
+}
+
+/**
+ * Rule IDs the kit's own checks name, in the judged draft's IDs ({@link ruleIdAt}): each 0.1.0 ID becomes
+ * its counterpart (CRYSTAL-4 -> LLM-4), one without a counterpart there is dropped, duplicates once.
  */
 export function kitRulesIn(ids: readonly string[], draft: string): string[] {
-  const known = new Set(catalogOf(KIT_RULES_DRAFT).rules.map((r) => r.id));
-  return [...new Set(ids.flatMap((id) => (known.has(id) ? [mapRuleId(id, KIT_RULES_DRAFT, draft)].filter((m): m is string => m !== undefined) : [id])))];
+  return [...new Set(ids.flatMap((id) => ruleIdAt(id, draft) ?? []))];
+}
+
+/**
+ * Prose written in the kit's 0.1.0 ids (a case's description, a message of the kit's) with each rule id
+ * it names in the judged draft's ids: "CALL-4's business" reads "IDENTITY-4's business" at 0.3.1. An id
+ * the judged draft removed is left as written, with the draft that has it: "CANTRIP-3 of 0.1.0".
+ */
+export function ruleIdsInTextAt(text: string, draft: string, from: string = KIT_RULES_DRAFT): string {
+  return text.replace(/\b[A-Z]+-\d+\b/g, (id) => {
+    const there = ruleIdAt(id, draft, from);
+    if (there !== undefined) return there;
+    const has = (version: string): boolean => catalogOf(version).rules.some((r) => r.id === id);
+    return `${id} of ${has(from) ? from : (draftVersions().find(has) ?? from)}`;
+  });
 }

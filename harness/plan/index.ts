@@ -4,4 +4,4 @@ export { assertSelectsSomething, FilterError, filterVocabulary, resolveFilterTer
 export type { FilterVocabulary, Selectable } from './filter.ts';
 export { PROPERTY_IDS } from './property-ids.ts';
 export type { PlannedCase } from './plan.ts';
-export { caseForDraft, chooseDraft, declaredDrafts, DraftChoiceError, KIT_RULES_DRAFT, kitRulesIn, UNDECLARED_DRAFT } from './drafts.ts';
+export { caseForDraft, chooseDraft, declaredDrafts, DraftChoiceError, KIT_RULES_DRAFT, kitRulesIn, ruleIdAt, ruleIdsInTextAt, UNDECLARED_DRAFT } from './drafts.ts';

@@ -8,6 +8,14 @@ import { Miniature } from '../../fixtures/miniatures/miniature.ts';
 import { propertyAppliesAt, propertyTermsAt, reproducerAt } from './drafts.ts';
 import { runProperties } from './run-properties.ts';
 import { hangBound } from '../testing/hang-bound.ts';
+import { catalogOf } from '../../spec/drafts.ts';
+import { loadCaseText } from '../case-file/load.ts';
+import { caseForDraft } from '../plan/index.ts';
+import { buildCase } from './build-case.ts';
+import { PROPERTIES } from './definitions.ts';
+import { plan } from './model.ts';
+import { caseFileYaml } from './reproducer.ts';
+import { namedRules } from './evaluate.ts';
 
 describe('properties at a draft', () => {
   it('a property runs where its rules keep a counterpart that has not turned around', () => {
@@ -48,5 +56,19 @@ describe('properties at a draft', () => {
     expect((amended as { drafts?: string[] }).drafts).toEqual(['0.3.1']);
     const plain = { id: 'property-y', rules: ['LOOP-3'], level: 'MUST', description: 'd' };
     expect(reproducerAt(plain, '0.3.1')).toBe(plain);
+  });
+
+  it("a reproducer found at a draft that renames one of its rules is written in that draft's ids, and loads as such (issue 31: one rule id everywhere)", () => {
+    const p = plan({ system_prompt: 'be brief', require_done: false, max_turns: 2, steps: [{ kind: 'calls', content: null, calls: [{ gate: 'done', answer: { n: 1 } }], usage: null }], sends: false, fork: null });
+    const property = PROPERTIES.find((x) => x.rules.includes('CALL-2'))!;
+    const built = buildCase(p, { id: `property-${property.id}`, rules: property.rules, description: property.title }, namedRules(property, property.expectations(p).checks, property.rules));
+    const written = reproducerAt(built, '0.3.1') as typeof built & { rules_draft?: string; drafts?: string[] };
+    expect([written.rules_draft, written.drafts]).toEqual(['0.3.1', ['0.3.1']]);
+    const ids = [...written.rules, ...written.expect.flatMap((e) => (e.rule === undefined ? [] : [e.rule]))];
+    expect(ids).toContain('IDENTITY-2');
+    const catalog = new Set(catalogOf('0.3.1').rules.map((r) => r.id));
+    expect(ids.filter((id) => !catalog.has(id))).toEqual([]);
+    const loaded = loadCaseText(caseFileYaml([written]), 'repro.yaml').cases[0]!;
+    expect(caseForDraft(loaded, '0.3.1')?.rules).toEqual(written.rules);
   });
 });

@@ -8,7 +8,7 @@
 import { catalogOf, draftVersions, ruleCounterpart } from '../../spec/drafts.ts';
 import type { Level } from '../case-file/index.ts';
 import { statedLevels } from '../case-file/index.ts';
-import { KIT_RULES_DRAFT, kitRulesIn } from '../plan/index.ts';
+import { KIT_RULES_DRAFT, kitRulesIn, ruleIdAt } from '../plan/index.ts';
 
 const TURNED: ReadonlySet<string> = new Set(['removed', 'reversed', 'new']);
 const RANK: Record<Level, number> = { MAY: 1, SHOULD: 2, MUST: 3 };
@@ -37,16 +37,25 @@ export function propertyTermsAt<T extends { rules: string[]; level: Level }>(p: 
 /**
  * A reproducer as tests.yaml takes it: a case on a rule that some draft amends must list its drafts
  * (harness/case-file/drafts.ts), so one gets `drafts: [<the draft it was found at>]`, placed after its
- * level; any other is left as built (its drafts follow from its rules).
+ * level. A case found at a draft that names one of its rules otherwise (CALL-2 is IDENTITY-2 from 0.2.0)
+ * is written in that draft's ids, as every output of its report is (`rules_draft` and `drafts` say so).
+ * Any other is left as built (its drafts follow from its rules).
  */
-export function reproducerAt<C extends { rules: string[]; level: unknown }>(c: C, draft: string): C {
+export function reproducerAt<C extends { rules: string[]; level: unknown; expect?: unknown }>(c: C, draft: string): C {
   const amended = c.rules.some((id) => draftVersions().some((d) => ruleCounterpart(id, KIT_RULES_DRAFT, d).changes.includes('amended')));
-  if (!amended) return c;
+  const expectations = Array.isArray(c.expect) ? (c.expect as { rule?: unknown }[]) : [];
+  const named = [...c.rules, ...expectations.flatMap((e) => (typeof e.rule === 'string' ? [e.rule] : []))];
+  const renamed = named.some((id) => (ruleIdAt(id, draft) ?? id) !== id);
+  if (!amended && !renamed) return c;
+  const inDraft = (id: string): string => ruleIdAt(id, draft) ?? id;
   const ordered: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(c)) {
-    if (key === 'drafts') continue;
-    ordered[key] = value;
-    if (key === 'level') ordered['drafts'] = [draft];
+    if (key === 'drafts' || key === 'rules_draft') continue;
+    ordered[key] = !renamed ? value : key === 'rules' ? c.rules.map(inDraft) : key === 'expect' ? expectations.map((e) => (typeof e.rule === 'string' ? { ...e, rule: inDraft(e.rule) } : e)) : value;
+    if (key === 'level') {
+      if (renamed) ordered['rules_draft'] = draft;
+      ordered['drafts'] = [draft];
+    }
   }
   return ordered as C;
 }

@@ -11,7 +11,7 @@ import type { Level } from '../case-file/index.ts';
 import { parseCauseKey, rulesForProblem } from '../judge/index.ts';
 import { byRuleOrder } from '../../spec/drafts.ts';
 import { exampleDetail, invariantCauses } from './root-causes.ts';
-import { judgedRuleId } from './judged-ids.ts';
+import { kitRulesIn } from '../plan/index.ts';
 
 /** What a case result must carry for its ambient checks to be read (a `CaseResult` or a report.json case). */
 export interface AmbientSource {
@@ -38,7 +38,11 @@ export interface AmbientFinding {
 /** One ambient check over the whole run. */
 export interface AmbientCheck {
   id: string;
-  /** The rules the check stands for. */
+  /**
+   * The rules the check stands for; for a violated check, the rules its findings break, so a check that
+   * reads many rules (turn-schema: LOOM-2, LOOM-9, IDENTITY-4) is shown failing only under those it saw
+   * broken, the same rule its findings, root causes and verdict name (one defect, one rule: issue 31).
+   */
   rules: string[];
   /** fail: some case showed a violation; pass: it looked at some case and saw none; skipped: it never looked. */
   status: 'pass' | 'fail' | 'skipped';
@@ -96,7 +100,7 @@ export function ambientChecks(cases: readonly AmbientSource[], draft = '0.1.0'):
           finding.count++;
         }
         // A schema cause is attributed here, in the kit's 0.1.0 ids (schema-rules.ts): read in the cases' draft, so no finding falls outside every level.
-        rules.forEach((r) => finding.ruleSet.add(judgedRuleId(r, draft)));
+        kitRulesIn(rules, draft).forEach((r) => finding.ruleSet.add(r));
       }
     }
   }
@@ -104,7 +108,9 @@ export function ambientChecks(cases: readonly AmbientSource[], draft = '0.1.0'):
     const findings = [...byKey.values()].map(({ ruleSet, ...f }) => ({ ...f, rules: [...ruleSet].sort(byCatalog) })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
     const status = check.violated.length > 0 ? 'fail' : check.checked > 0 ? 'pass' : 'skipped';
     const { reason, ...rest } = check;
-    return { ...rest, rules: [...(listed.size > 0 ? listed : failing)].sort(byCatalog), status, ...(status === 'skipped' && reason !== undefined && { reason }), findings };
+    const broken = new Set(findings.flatMap((f) => f.rules));
+    const shown = status === 'fail' && broken.size > 0 ? broken : listed.size > 0 ? listed : failing;
+    return { ...rest, rules: kitRulesIn([...shown], draft).sort(byCatalog), status, ...(status === 'skipped' && reason !== undefined && { reason }), findings };
   });
 }
 

@@ -8,27 +8,31 @@
  * counted: an id the judged draft does not have but 0.1.0 does is read as 0.1.0's and mapped through
  * the registry (`CRYSTAL-4` is `LLM-4`). On a run's own result this changes nothing.
  *
- * An id that both drafts have stays: it is the same rule in both, since no registered draft reuses an id
- * of 0.1.0 for another rule (judged-ids.test.ts checks that for every draft, so a draft that did would be
- * noticed). An id with no counterpart (a rule the judged draft removed) also stays, and belongs to no
- * rule of the report. For a run judged at 0.1.0 nothing changes.
+ * The map is the plan's (harness/plan `ruleIdAt`), the one every stage uses: an id both drafts have stays
+ * (no registered draft reuses an id of 0.1.0 for another rule; drafts.test.ts checks it); an id the judged
+ * draft removed is dropped, since nothing a report shows may name a rule outside its catalog. For a run
+ * judged at 0.1.0 nothing changes.
  */
-import { catalogOf, mapRuleId } from '../../spec/drafts.ts';
+import { kitRulesIn, ruleIdAt } from '../plan/index.ts';
 import type { CaseResult } from '../run/index.ts';
 import type { PropertyResult } from '../properties/index.ts';
 import { UNDECLARED_DRAFT } from './draft.ts';
 
-/** Maps one id into the judged draft's terms (see the module comment). */
-export function judgedRuleId(id: string, version: string): string {
-  if (version === UNDECLARED_DRAFT) return id;
-  if (catalogOf(version).rules.some((r) => r.id === id)) return id;
-  if (!catalogOf(UNDECLARED_DRAFT).rules.some((r) => r.id === id)) return id;
-  return mapRuleId(id, UNDECLARED_DRAFT, version) ?? id;
+/** Maps one id into the judged draft's terms (see the module comment); undefined for a rule the draft removed. */
+export function judgedRuleId(id: string, version: string): string | undefined {
+  return ruleIdAt(id, version);
 }
 
 /** A rule list in the judged draft's terms, without duplicates. */
-function judgedIds(ids: readonly string[], version: string): string[] {
-  return [...new Set(ids.map((id) => judgedRuleId(id, version)))];
+const judgedIds = (ids: readonly string[], version: string): string[] => kitRulesIn(ids, version);
+
+/** A failed check with its rule in the judged draft's terms; without one when the draft removed it (it then counts under its case's rules). */
+function withJudgedRule<F extends { rule?: string }>(f: F, version: string): F {
+  if (f.rule === undefined) return f;
+  const rule = judgedRuleId(f.rule, version);
+  if (rule === f.rule) return f;
+  const { rule: _old, ...rest } = f;
+  return (rule === undefined ? rest : { ...rest, rule }) as F;
 }
 
 /** A case result with every rule id it carries (its rules, failed rules, expectations', invariants') in the judged draft's terms. */
@@ -39,7 +43,7 @@ export function caseInDraftTerms(c: CaseResult, version: string): CaseResult {
     rules: judgedIds(c.rules, version),
     failed_rules: judgedIds(c.failed_rules, version),
     ...(c.judged_rules !== undefined && { judged_rules: judgedIds(c.judged_rules, version) }),
-    failures: c.failures.map((f) => (f.rule === undefined ? f : { ...f, rule: judgedRuleId(f.rule, version) })),
+    failures: c.failures.map((f) => withJudgedRule(f, version)),
     invariants: c.invariants.map((i) => ({ ...i, rules: judgedIds(i.rules, version) })),
   };
 }
@@ -55,7 +59,7 @@ export function propertyInDraftTerms(p: PropertyResult, version: string): Proper
     ...(ce && {
       counterexample: {
         ...ce,
-        failures: ce.failures.map((f) => (f.rule === undefined ? f : { ...f, rule: judgedRuleId(f.rule, version) })),
+        failures: ce.failures.map((f) => withJudgedRule(f, version)),
         invariants: ce.invariants.map((i) => ({ ...i, rules: judgedIds(i.rules, version) })),
       },
     }),

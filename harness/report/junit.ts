@@ -267,7 +267,7 @@ function propertyDetail(p: ReportProperty, ctx: Context): string[] {
 }
 
 function propertyOutcome(p: ReportProperty, ctx: Context): Outcome {
-  const rules = `[${p.rules.join(', ')}]`;
+  const rules = `[${(p.failed_rules.length > 0 ? p.failed_rules : p.rules).join(', ')}]`;
   switch (p.status) {
     case 'pass':
       return p.stale ? { element: 'failure', type: 'stale', message: `${rules} listed as an expected failure, yet passed` } : {};

@@ -19,6 +19,7 @@ import { ambientBrokenRules, ambientChecks, ambientFailuresAt, type AmbientCheck
 import { recordShapeFindings, type RecordShapeFinding } from './record-shapes.ts';
 import { chapterTitles, reportDraft, UNDECLARED_DRAFT, type ReportDraft } from './draft.ts';
 import { caseInDraftTerms, propertyInDraftTerms } from './judged-ids.ts';
+import { ruleIdsInTextAt } from '../plan/index.ts';
 import { scrubSecretsDeep } from '../values/index.ts';
 import { boundCaseResult } from './bounded.ts';
 
@@ -185,7 +186,7 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     draft,
     ...(outsideDraft(suite) && { outside_draft: outsideDraft(suite) }),
     format_version: suite.format_version,
-    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: options.filter ?? suite.filter ?? [] },
+    environment: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, case_file: suite.file, started_at: timing.started_at, duration_ms: round(timing.duration_ms), phases: { startup_ms: round(timing.phases.startup_ms), cases_ms: round(timing.phases.cases_ms), properties_ms: round(timing.phases.properties_ms) }, filter: (options.filter ?? suite.filter ?? []).map((term) => ruleIdsInTextAt(term, draft.version)) },
     summary,
     verdict,
     chapters,
@@ -196,8 +197,9 @@ export function buildReport(judged: SuiteResult, options: { filter?: string[]; c
     // Each case's record shapes are gathered in record_shapes, not repeated per case.
     cases: suite.cases.map(({ position, failures, record_shapes: _shapes, ...c }) => ({
       ...c,
-      // Only failed expectations are kept, without the bulky value of a passing check.
-      failures: failures.map(({ path, matcher, ok, expected, actual, why, rule }) => ({ path, matcher, ok, expected, ...(actual !== undefined && { actual }), ...(why !== undefined && { why }), ...(rule !== undefined && { rule }) })),
+      // Only failed expectations are kept, without the bulky value of a passing check; each keeps whether it is a departure's
+      // consequence, so a rule it names is shown as not blamed and root causes rebuilt from report.json group it the same way.
+      failures: failures.map(({ path, matcher, ok, expected, actual, why, rule, consequence }) => ({ path, matcher, ok, expected, ...(actual !== undefined && { actual }), ...(why !== undefined && { why }), ...(rule !== undefined && { rule }), ...(consequence !== undefined && { consequence }) })),
       chapter: caseChapter(c as CaseResult),
       source: `${position.file}:${position.line}:${position.column}`,
     })),

@@ -126,6 +126,13 @@ const NAMED_ROOT = /^(outcomes|errors|failures|entities|forks|mutations|threads|
 const NAMED_HELPER = /\.(cast|entity|spawned|appended)\([^()]*\)/g;
 
 /**
+ * The loom's root, the turn that records the call (identity), read through any of its addresses: by its
+ * role, as a turn with no parent, or as the first turn of a thread. One defect of that record (a field it
+ * lacks) is then one cause, however each case reaches the record (issue 31: one defect, one rule).
+ */
+const LOOM_ROOT_READ = /^(?:loom\.turns\[(?:role=(?:call|identity)|parent_id=null)\](?:\[0\])?|threads\.[^.[\s]+\[0\])(?=$|[.[])/;
+
+/**
  * A path with what one case names differently from another taken out: the action, crystal or gate name
  * after a root, a loom helper's argument, and each index (`outcomes.first.usage` and `outcomes.r1.usage`,
  * `loom.cast(a)[1]` and `loom.cast(b)[0]`, read the same part of a run). Filters (`[role=user]`) and
@@ -134,6 +141,7 @@ const NAMED_HELPER = /\.(cast|entity|spawned|appended)\([^()]*\)/g;
 export function normaliseExpectationPath(path: string): string {
   return path
     .trim()
+    .replace(LOOM_ROOT_READ, 'loom.root')
     .replace(NAMED_ROOT, (m) => `${m.slice(0, m.indexOf('.'))}.…`)
     .replace(NAMED_HELPER, (_m, helper: string) => `.${helper}(…)`)
     .replace(/\[-?\d+\]/g, '[#]');
@@ -145,13 +153,27 @@ export function normaliseExpectationPath(path: string): string {
  * intent it gave): only a named state (`terminated`, `true`, `null`) is kept, and otherwise its type, so
  * one wrong usage record across ten cases with ten different scripted numbers is one cause, not ten.
  */
-function expectationKey(f: CaseFailures['failures'][number]): string {
+function expectationKey(failure: CaseFailures['failures'][number]): string {
+  const f = elementwise(failure);
   const shape = expectationShape(f);
   const wanted = typeof f.expected === 'object' && f.expected !== null ? (f.expected as Record<string, unknown>)[f.matcher] : f.expected;
   const value = stateLike(wanted) ? JSON.stringify(wanted) : `<${jsonType(wanted)}>`;
   // Named states already show both sides in the difference.
   const asked = shape.includes('→') ? '' : ` ${value}`;
   return `expectation ${normaliseExpectationPath(f.path)} ${f.matcher}${asked}: ${shape}`;
+}
+
+/**
+ * An `every` failure read as its element's: `loom.turns[role=call] every { holds: x }` failing at one
+ * element is the same cause as `loom.turns[role=call][0] holds x` failing.
+ */
+function elementwise(f: CaseFailures['failures'][number]): CaseFailures['failures'][number] {
+  if (f.matcher !== 'every' || typeof f.expected !== 'object' || f.expected === null) return f;
+  const inner = (f.expected as Record<string, unknown>)['every'];
+  if (typeof inner !== 'object' || inner === null || Array.isArray(inner) || Object.keys(inner).length !== 1) return f;
+  const [matcher] = Object.keys(inner);
+  const why = f.why?.replace(/^element \[\d+\]: /, '');
+  return { path: `${f.path}[0]`, matcher: matcher!, expected: inner, ...(why !== undefined && { why }) };
 }
 
 /**

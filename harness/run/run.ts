@@ -18,7 +18,7 @@ import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
 import { checkExpectations, consequenceOf, driveAsReadAt, pathsRead, type Departure, type ExpectationResult, type RunCounts } from '../judge/index.ts';
 import { driveCase, type KitLimitReached } from '../drive/index.ts';
-import { catalogOf, mapRuleId } from '../../spec/drafts.ts';
+import { catalogOf } from '../../spec/drafts.ts';
 
 const draftRuleIds = new Map<string, Set<string>>();
 /** The rule IDs of a draft's catalog (read once per draft). */
@@ -28,7 +28,7 @@ function rulesOfDraft(draft: string): Set<string> {
   return ids;
 }
 import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
-import { caseForDraft, chooseDraft, filterVocabulary, kitRulesIn, planCases, resolveFilterTerms } from '../plan/index.ts';
+import { caseForDraft, chooseDraft, filterVocabulary, kitRulesIn, planCases, resolveFilterTerms, ruleIdAt } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
 import { loadFactor, stretchedForLoad } from '../values/index.ts';
 import { ownDeadlineMayHaveCut, withRoomyEvalDeadline, type OwnEvalDeadline } from './eval-deadline.ts';
@@ -359,11 +359,12 @@ async function runDrive(
     // The kit's own checks name 0.1.0's rule IDs: the result speaks the judged draft's (harness/plan/drafts.ts).
     // A check of a rule the judged draft does not have (PROD-8 before 0.3.1) is not part of this draft's verdict.
     const inDraft = rulesOfDraft(draft);
-    const invariants = checkInvariants(c, drive)
+    const faults = drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) }));
+    // The invariants read the faults too (a departure they do not judge is named in their detail): in the judged draft's ids.
+    const invariants = checkInvariants(c, { ...drive, faults })
       .map((i) => ({ ...i, rules: kitRulesIn(i.rules, draft) }))
       .filter((i) => i.rules.some((r) => inDraft.has(r)));
     const problems = drive.faults.map((f) => f.message);
-    const faults = drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) }));
     // Under a departure, each failure says whether it read what the departure left unreliable (its consequence) or was still judged.
     const counts: RunCounts = { requestsIn: (lane) => drive.record.requests[lane]?.length ?? 0 };
     const marked = problems.length === 0 ? failures : failures.map((f) => ({ ...f, consequence: consequenceOf(read.get(f) ?? [f.path], faults, counts).length > 0 || !faults.some((x) => x.rules?.length) }));
@@ -437,16 +438,8 @@ export function failingLevel(caseLevel: Level, failures: readonly Pick<Expectati
   const capped = (l: Level): Level => (RANK[l] < RANK[caseLevel] ? l : caseLevel);
   const named = faults.flatMap((f) => f.rules ?? []);
   const catalog = new Map(catalogOf(draft).rules.map((r) => [r.id, r.level as Level]));
-  // A fault names its rule in the kit's 0.1.0 ids; its level is that rule's in the judged draft (CRYSTAL-5 is LLM-5, a SHOULD, at 0.3.1).
-  const inDraft = (r: string): string => {
-    if (catalog.has(r)) return r;
-    try {
-      return mapRuleId(r, '0.1.0', draft) ?? r;
-    } catch {
-      return r; // an id of no draft the kit knows: its level is the case's
-    }
-  };
-  const faultLevel = (r: string): Level => capped(catalog.get(inDraft(r)) ?? caseLevel);
+  // A fault may name its rule in the kit's 0.1.0 ids; its level is that rule's in the judged draft (CRYSTAL-5 is LLM-5, a SHOULD, at 0.3.1).
+  const faultLevel = (r: string): Level => capped(catalog.get(ruleIdAt(r, draft) ?? r) ?? caseLevel);
   // As in failedRulesOf: under a named fault, the failures marked as still judged (not its consequences) count too.
   const judged = failures.filter((f) => f.consequence === false);
   const levels: Level[] = named.length > 0 ? [...named.map(faultLevel), ...judged.map((f) => capped(f.level ?? caseLevel))] : failures.length > 0 ? failures.map((f) => capped(f.level ?? caseLevel)) : [caseLevel];
