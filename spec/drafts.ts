@@ -226,6 +226,16 @@ export function catalogOf(version: string, registry: DraftRegistry = loadDraftRe
   return catalog;
 }
 
+const ruleIdSets = new Map<DraftCatalog, ReadonlySet<string>>();
+
+/** A draft's rule IDs as a set, built once per catalog: the kit maps and looks up IDs for every check of every case. */
+export function ruleIdsOf(version: string, registry: DraftRegistry = loadDraftRegistry()): ReadonlySet<string> {
+  const catalog = catalogOf(version, registry);
+  let ids = ruleIdSets.get(catalog);
+  if (ids === undefined) ruleIdSets.set(catalog, (ids = new Set(catalog.rules.map((r) => r.id))));
+  return ids;
+}
+
 /** The rule with this id in a draft's catalog. Throws on an unknown id or draft. */
 export function draftRule(id: string, version: string, registry: DraftRegistry = loadDraftRegistry()): DraftRule {
   const catalog = catalogOf(version, registry);

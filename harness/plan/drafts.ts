@@ -7,7 +7,7 @@
  * everything downstream (drive, judge, report, properties) sees one draft's IDs only.
  */
 import type { Description } from '../../schemas/adapter.ts';
-import { catalogOf, draftVersions, mapRuleId } from '../../spec/drafts.ts';
+import { draftVersions, mapRuleId, ruleIdsOf } from '../../spec/drafts.ts';
 import { CASE_FILE_RULES_DRAFT, caseDrafts, expectationLevel, levelFor, rulesDraftOf, type Expectation, type LoadedCase } from '../case-file/index.ts';
 
 /** The draft an implementation that declares none implements: the one the kit first judged. */
@@ -98,7 +98,7 @@ export const KIT_RULES_DRAFT = '0.1.0';
  * judged draft's catalog. An id no draft knows (a catalog built in a test) is kept as it is.
  */
 export function ruleIdAt(id: string, draft: string, from: string = KIT_RULES_DRAFT): string | undefined {
-  const has = (version: string): boolean => catalogOf(version).rules.some((r) => r.id === id);
+  const has = (version: string): boolean => ruleIdsOf(version).has(id);
   if (id === '' || has(draft)) return id;
   // Written in another draft's ids than `from` says (a filter term of a later draft, say): mapped from the draft that has it.
   const source = has(from) ? from : draftVersions().find(has);
@@ -122,7 +122,7 @@ export function ruleIdsInTextAt(text: string, draft: string, from: string = KIT_
   return text.replace(/\b[A-Z]+-\d+\b/g, (id) => {
     const there = ruleIdAt(id, draft, from);
     if (there !== undefined) return there;
-    const has = (version: string): boolean => catalogOf(version).rules.some((r) => r.id === id);
+    const has = (version: string): boolean => ruleIdsOf(version).has(id);
     return `${id} of ${has(from) ? from : (draftVersions().find(has) ?? from)}`;
   });
 }

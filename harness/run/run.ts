@@ -18,15 +18,7 @@ import type { CaseFile, Level, LoadedCase } from '../case-file/index.ts';
 import { levelFor, rulesDraftOf } from '../case-file/index.ts';
 import { checkExpectations, consequenceOf, driveAsReadAt, pathsRead, type Departure, type ExpectationResult, type RunCounts } from '../judge/index.ts';
 import { driveCase, type KitLimitReached } from '../drive/index.ts';
-import { catalogOf } from '../../spec/drafts.ts';
-
-const draftRuleIds = new Map<string, Set<string>>();
-/** The rule IDs of a draft's catalog (read once per draft). */
-function rulesOfDraft(draft: string): Set<string> {
-  let ids = draftRuleIds.get(draft);
-  if (!ids) draftRuleIds.set(draft, (ids = new Set(catalogOf(draft).rules.map((r) => r.id))));
-  return ids;
-}
+import { catalogOf, ruleIdsOf } from '../../spec/drafts.ts';
 import { checkInvariants, observeRecordShapes, type InvariantResult, type RecordShapeObservation } from '../judge/index.ts';
 import { caseForDraft, chooseDraft, filterVocabulary, kitRulesIn, planCases, resolveFilterTerms, ruleIdAt } from '../plan/index.ts';
 import { scriptsAWait } from '../drive/index.ts';
@@ -358,7 +350,7 @@ async function runDrive(
     // a case's verdict is its own expectations, and a driving problem (the loop went on, the act could not).
     // The kit's own checks name 0.1.0's rule IDs: the result speaks the judged draft's (harness/plan/drafts.ts).
     // A check of a rule the judged draft does not have (PROD-8 before 0.3.1) is not part of this draft's verdict.
-    const inDraft = rulesOfDraft(draft);
+    const inDraft = ruleIdsOf(draft);
     const faults = drive.faults.map((f) => (f.rules === undefined ? f : { ...f, rules: kitRulesIn(f.rules, draft) }));
     // The invariants read the faults too (a departure they do not judge is named in their detail): in the judged draft's ids.
     const invariants = checkInvariants(c, { ...drive, faults })
