@@ -4,7 +4,12 @@ import { createJobRunner, type JobRunner } from './pending-jobs.ts';
 import { PRELUDE_SOURCE } from './prelude.ts';
 import type { ResolvedLimits } from './limits.ts';
 
-/** Bound on running the prelude when an engine is built. */
+/**
+ * Least bound on running the prelude when an engine is built. The prelude is the sandbox's own code, not
+ * the entity's, so the bound only guards against a broken build; it is at least the evaluation deadline
+ * the circle gives, so a machine slow enough to need a longer deadline has it for the build too (a fixed
+ * second cut the build at a load of about 17 per core, and the cast ended truncated with no program run).
+ */
 const SETUP_BUDGET_MS = 1000;
 
 /** Where an evaluation is: entity code runs only in `run`; `post` reads results; `drain` discards leftover jobs. */
@@ -106,7 +111,7 @@ export async function createEngine(
   // The prelude runs under the same bounded phase the host uses to read results. If it fails, the
   // engine is simply dropped (see `dispose`).
   state.phase = 'post';
-  state.postDeadline = performance.now() + SETUP_BUDGET_MS;
+  state.postDeadline = performance.now() + Math.max(SETUP_BUDGET_MS, limits.evalTimeoutMs);
   const factory = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, 'prelude.js', { type: 'global', strict: true }));
   const names = context.unwrapResult(context.evalCode(JSON.stringify(gateNames)));
   const globals = context.newString(globalsJson);
