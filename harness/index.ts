@@ -38,4 +38,5 @@ export type { WireFormat } from './crystal-server/types.ts';
 export type { Departure } from './judge/consequences.ts';
 export type { BoundedKind, KitLimitReached } from './drive/kit-limits.ts';
 export type { OwnEvalDeadline } from './run/eval-deadline.ts';
+export type { BatchExpectation, BatchSlot } from './values/batch-slots.ts';
 export { refusedByKit } from './drive/wire.ts';
