@@ -48,6 +48,8 @@ const CASES: Record<string, string[]> = {
   'WARD-1': ['ward1-grandchild-held-to-its-grandparents-turn-cap-own-circle', 'ward1-child-limits-hold-for-a-grandchild', 'ward1-removal-ward-holds-for-a-gate-bound-for-children'],
   // Reversed at 0.2.0 (MAY): a child may hold a gate its parent lacks (feature child-gates).
   'COMP-1': ['comp1-child-asks-for-a-gate-its-parent-lacks'],
+  // Reversed at 0.2.0 (MAY): a child may have a medium and an LLM of its own (found by mutation testing, issue 30).
+  'COMP-7': ['comp7-child-asking-for-the-code-medium-gets-it', 'comp7-child-asking-for-another-llm-gets-it'],
 };
 const ALL = Object.values(CASES).flat();
 /** Defects that break one behaviour of a rule with several cases fail only that behaviour's case(s). */
@@ -55,6 +57,17 @@ const FAILS: Partial<Record<Defect, string[]>> = {
   'grandchildren-compose-with-the-requested-cap': ['ward1-grandchild-held-to-its-grandparents-turn-cap-own-circle'],
   'child-limits-not-handed-down': ['ward1-child-limits-hold-for-a-grandchild'],
   'children-drop-the-parents-removals': ['ward1-removal-ward-holds-for-a-gate-bound-for-children'],
+  'child-medium-request-ignored': ['comp7-child-asking-for-the-code-medium-gets-it'],
+  'child-llm-request-ignored': ['comp7-child-asking-for-another-llm-gets-it'],
+};
+
+/**
+ * Cases a defect also fails, under another rule: known imprecise blame (docs/kit-false-checks.md). A code
+ * child built in its parent's conversation medium exhausts the WARD-2 case's child script, which that
+ * case blames on WARD-2; the COMP-7 case names the broken rule.
+ */
+const ALSO_FAILS: Partial<Record<Defect, Record<string, string[]>>> = {
+  'child-medium-request-ignored': { 'ward2-child-asking-a-looser-eval-deadline-gets-the-parents': ['WARD-2'] },
 };
 
 /** The rule each defect breaks. */
@@ -73,6 +86,8 @@ const BREAKS: Record<Defect, string> = {
   'circle-without-medium-refused': 'MEDIUM-1',
   'child-loosens-the-eval-deadline': 'WARD-2',
   'eval-deadline-ignored': 'MEDIUM-4',
+  'child-medium-request-ignored': 'COMP-7',
+  'child-llm-request-ignored': 'COMP-7',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
@@ -104,8 +119,9 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
       const suite = await runSuite(file, broken, { filter: ALL, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
       expect(suite.cases.filter((c) => c.status === 'errored').map((c) => [c.id, c.reason])).toEqual([]);
       const failed = suite.cases.filter((c) => c.status === 'fail');
-      expect(failed.map((c) => c.id).sort()).toEqual([...(FAILS[defect] ?? CASES[rule]!)].sort());
-      for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, [rule]]);
+      const also = ALSO_FAILS[defect] ?? {};
+      expect(failed.map((c) => c.id).sort()).toEqual([...(FAILS[defect] ?? CASES[rule]!), ...Object.keys(also)].sort());
+      for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, also[c.id] ?? [rule]]);
     });
   }
 
