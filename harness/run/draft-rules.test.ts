@@ -9,7 +9,7 @@
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
-import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withRecordArgumentsLeftEmpty, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -28,6 +28,7 @@ const WRAPPERS = {
   'gate-results-not-returned': withResultsNotReturned,
   'replay-fork-runs-gates-again': withReplayRunningGates,
   'circle-without-medium-refused': withCircleWithoutMediumRefused,
+  'record-arguments-left-empty': withRecordArgumentsLeftEmpty,
 } as const;
 type Defect = DraftModuleDefect | keyof typeof WRAPPERS;
 
@@ -50,6 +51,8 @@ const CASES: Record<string, string[]> = {
   'COMP-1': ['comp1-child-asks-for-a-gate-its-parent-lacks'],
   // Reversed at 0.2.0 (MAY): a child may have a medium and an LLM of its own (found by mutation testing, issue 30).
   'COMP-7': ['comp7-child-asking-for-the-code-medium-gets-it', 'comp7-child-asking-for-another-llm-gets-it'],
+  // Not new: the 0.2.0+ record contract (§4.3) is judged under CIRCLE-4; what a record's arguments say (issue 30).
+  'CIRCLE-4': ['circle4-record-holds-the-calls-arguments'],
 };
 const ALL = Object.values(CASES).flat();
 /** Defects that break one behaviour of a rule with several cases fail only that behaviour's case(s). */
@@ -88,6 +91,7 @@ const BREAKS: Record<Defect, string> = {
   'eval-deadline-ignored': 'MEDIUM-4',
   'child-medium-request-ignored': 'COMP-7',
   'child-llm-request-ignored': 'COMP-7',
+  'record-arguments-left-empty': 'CIRCLE-4',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
