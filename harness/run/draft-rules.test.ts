@@ -9,7 +9,7 @@
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
-import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withRecordArgumentsLeftEmpty, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withFailureRecordsEmptied, withRecordArgumentsLeftEmpty, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -21,6 +21,7 @@ vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await impor
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
 vi.mock('../../reference/drafts/child-circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childCircleWithDefect(await real()));
 vi.mock('../../reference/circle/circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).circleWithDefect(await real()));
+vi.mock('../../reference/drafts/gate-call-records.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).gateCallRecordsWithDefect(await real()));
 vi.mock('../../reference/circle/medium/code-medium.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).codeMediumWithDefect(await real()));
 
 const WRAPPERS = {
@@ -29,6 +30,7 @@ const WRAPPERS = {
   'replay-fork-runs-gates-again': withReplayRunningGates,
   'circle-without-medium-refused': withCircleWithoutMediumRefused,
   'record-arguments-left-empty': withRecordArgumentsLeftEmpty,
+  'failure-record-without-its-message': withFailureRecordsEmptied,
 } as const;
 type Defect = DraftModuleDefect | keyof typeof WRAPPERS;
 
@@ -42,7 +44,7 @@ const CASES: Record<string, string[]> = {
   'WARD-2': ['ward2-child-asking-a-looser-eval-deadline-gets-the-parents'],
   'COMP-10': ['comp10-child-without-identity-gets-a-generic-one'],
   'COMP-11': ['comp11-depth-zero-child-has-no-delegation-gates'],
-  'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
+  'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results', 'loom13-replay-fork-hydrates-a-recorded-failure'],
   // Not new, but its cases were CANTRIP-3's until 0.2.0: refused at construction, or done offered anyway.
   'CIRCLE-1': ['circle1-circle-without-done-refused-or-given-done', 'circle1-done-removed-by-ward-refused-or-kept'],
   // Not new either: a grandchild under its grandparent's cap (issue 22 item 4's grandchildren half).
@@ -53,6 +55,7 @@ const CASES: Record<string, string[]> = {
   'COMP-7': ['comp7-child-asking-for-the-code-medium-gets-it', 'comp7-child-asking-for-another-llm-gets-it'],
   // Not new: the 0.2.0+ record contract (§4.3) is judged under CIRCLE-4; what a record's arguments say (issue 30).
   'CIRCLE-4': ['circle4-record-holds-the-calls-arguments'],
+  'CIRCLE-5': ['circle5-failed-record-holds-the-error-message'],
 };
 const ALL = Object.values(CASES).flat();
 /** Defects that break one behaviour of a rule with several cases fail only that behaviour's case(s). */
@@ -62,6 +65,7 @@ const FAILS: Partial<Record<Defect, string[]>> = {
   'children-drop-the-parents-removals': ['ward1-removal-ward-holds-for-a-gate-bound-for-children'],
   'child-medium-request-ignored': ['comp7-child-asking-for-the-code-medium-gets-it'],
   'child-llm-request-ignored': ['comp7-child-asking-for-another-llm-gets-it'],
+  'replay-loses-the-recorded-failure': ['loom13-replay-fork-hydrates-a-recorded-failure'],
 };
 
 /**
@@ -92,6 +96,8 @@ const BREAKS: Record<Defect, string> = {
   'child-medium-request-ignored': 'COMP-7',
   'child-llm-request-ignored': 'COMP-7',
   'record-arguments-left-empty': 'CIRCLE-4',
+  'failure-record-without-its-message': 'CIRCLE-5',
+  'replay-loses-the-recorded-failure': 'LOOM-13',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
