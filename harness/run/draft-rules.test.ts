@@ -98,6 +98,7 @@ const BREAKS: Record<Defect, string> = {
   'record-arguments-left-empty': 'CIRCLE-4',
   'failure-record-without-its-message': 'CIRCLE-5',
   'replay-loses-the-recorded-failure': 'LOOM-13',
+  'gates-held-for-children-granted-at-0-1-0': 'COMP-1',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
@@ -120,7 +121,9 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
     expect(suite.cases.flatMap((c) => c.invariants.filter((i) => i.status === 'fail').map((i) => `${c.id}: ${i.id}`))).toEqual([]);
   });
 
-  for (const defect of [...DRAFT_MODULE_DEFECTS, ...(Object.keys(WRAPPERS) as (keyof typeof WRAPPERS)[])]) {
+  // A defect of 0.1.0 alone is judged at 0.1.0 below.
+  const AT_010_ONLY: readonly DraftModuleDefect[] = ['gates-held-for-children-granted-at-0-1-0'];
+  for (const defect of [...DRAFT_MODULE_DEFECTS.filter((d) => !AT_010_ONLY.includes(d)), ...(Object.keys(WRAPPERS) as (keyof typeof WRAPPERS)[])]) {
     const rule = BREAKS[defect];
     it(`${defect}: fails the ${rule} cases on ${rule} alone, and no other new case`, async () => {
       const wrapped = defect in WRAPPERS;
@@ -168,6 +171,14 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
     const [setup] = (await runSuite(file, refusesTheSetup, { filter: CASES['COMP-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS })).cases;
     expect(setup?.status).toBe('skipped');
     expect(setup?.reason).toContain('not run: the implementation refused to construct');
+  });
+
+  it('COMP-1 at 0.1.0: gates-held-for-children-granted-at-0-1-0 fails the case of a gate held for children on COMP-1, which the reference passes (issue 30)', async () => {
+    const id = 'comp1-gate-held-for-children-not-granted-at-0-1-0';
+    const status = async () => (await runSuite(file, reference, { filter: [id], draft: '0.1.0', timeoutMs: CASE_BOUND_MS })).cases.map((c) => [c.id, c.status, c.failed_rules]);
+    expect(await status()).toEqual([[id, 'pass', []]]);
+    useDraftModuleDefect('gates-held-for-children-granted-at-0-1-0');
+    expect(await status()).toEqual([[id, 'fail', ['COMP-1']]]);
   });
 
   // PROD-8 is judged by the secret-kept-out ambient check on every case run over a wire (a key handed over).
