@@ -117,11 +117,12 @@ export interface CrystalEndpoint {
 
 /**
  * The options of a `call_entity` request, under the names cases script them with (spec 5.1 plus
- * `max_turns` and `gates`). From 0.2.0 a request may name the child's `medium` (COMP-7), and
+ * `max_turns` and `gates`). From 0.2.0 a request may name the child's `medium` and `llm` (COMP-7; the
+ * LLM by the name of a crystal of the case), and
  * `eval_timeout_ms` is a code child's evaluation deadline, a medium ward composed with the parent's
  * (WARD-2); the spec sketches child wards as a `wards` list, so each ward has its own option here.
  */
-export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates', 'medium', 'eval_timeout_ms'] as const;
+export const CHILD_OPTIONS = ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates', 'medium', 'llm', 'eval_timeout_ms'] as const;
 export type ChildOption = (typeof CHILD_OPTIONS)[number];
 
 /**

@@ -254,7 +254,7 @@ const RECORD_SHAPES: Record<string, Shape> = {
   'protocol/describe#/$defs/builtins/properties/call_entity': shapeOf<NonNullable<BuiltinSignatures['call_entity']>>()([], ['arguments', 'function']),
   'protocol/describe#/$defs/builtins/properties/call_entity/properties/arguments': shapeOf<Partial<Record<ChildOption, string>>>()(
     [],
-    ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates', 'medium', 'eval_timeout_ms'],
+    ['intent', 'context', 'system_prompt', 'max_depth', 'max_turns', 'gates', 'medium', 'llm', 'eval_timeout_ms'],
   ),
   'protocol/describe#/$defs/builtins/properties/call_entity_batch': shapeOf<NonNullable<BuiltinSignatures['call_entity_batch']>>()([], ['argument', 'function']),
   'protocol/cast#/$defs/outcome': shapeOf<CastOutcome>()(

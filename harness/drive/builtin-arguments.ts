@@ -1,6 +1,6 @@
 /**
  * Cases script the built-in gates under one set of names: `done` with `{ answer }`, `call_entity` with
- * `{ intent, context?, system_prompt?, max_depth?, max_turns?, gates?, medium?, eval_timeout_ms? }`
+ * `{ intent, context?, system_prompt?, max_depth?, max_turns?, gates?, medium?, llm?, eval_timeout_ms? }`
  * (schemas/adapter.ts, CHILD_OPTIONS) and `call_entity_batch` with
  * `{ intents: [...] }`. The spec fixes the gates but not these names (CIRCLE-8 asks only for an answer
  * argument; spec 5.1 sketches `call_entity(intent, config?)`), so before a scripted call reaches an

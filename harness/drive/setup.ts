@@ -117,6 +117,13 @@ export function prepareSetup(c: LoadedCase, filesDir?: string): PreparedSetup {
       for (const entry of entries) {
         const prompt = (entry as { system_prompt?: unknown } | undefined)?.system_prompt;
         if (typeof prompt === 'string') for (const crystal of childCrystals) for (const lane of childLanes(crystal)) addPrompt(lane, { system_prompt: prompt });
+        // COMP-7 from 0.2.0: a request may name the child's LLM (the `llm` option), a crystal of the case that children query.
+        const llm = (entry as { llm?: unknown } | undefined)?.llm;
+        if (typeof llm === 'string' && c.crystals?.[llm] !== undefined) {
+          childCrystals.add(llm);
+          const gate = (s.circle?.gates ?? []).find((g): g is CaseGateObject => typeof g === 'object' && g.name === call.gate);
+          if (gate?.call !== undefined || childInheritsTheCall(c.judged_draft)) for (const lane of childLanes(llm)) addPrompt(lane, typeof prompt === 'string' ? { system_prompt: prompt } : (gate?.call ?? s.call));
+        }
       }
     }
   }

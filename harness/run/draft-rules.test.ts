@@ -9,7 +9,7 @@
  */
 import { describe, it, expect, beforeAll, afterEach, vi } from 'vitest';
 import { join } from 'node:path';
-import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
+import { DRAFT_MODULE_DEFECTS, useDraftModuleDefect, withCircleWithoutMediumRefused, withCredentialInTheLoom, withFailureRecordsEmptied, withRecordArgumentsLeftEmpty, withReplayRunningGates, withResultsNotReturned, withResultsReversed, type DraftModuleDefect } from '../../fixtures/lineage/draft-rule-defects.ts';
 import { adapterFactory, PACKAGE_ROOT } from '../cli/main.ts';
 import { loadCaseFile } from '../case-file/load.ts';
 import { runSuite, type AdapterFactory } from './run.ts';
@@ -21,6 +21,7 @@ vi.mock('../../reference/drafts/child-identity.ts', async (real) => (await impor
 vi.mock('../../reference/circle/wards.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).wardsWithDefect(await real()));
 vi.mock('../../reference/drafts/child-circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).childCircleWithDefect(await real()));
 vi.mock('../../reference/circle/circle.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).circleWithDefect(await real()));
+vi.mock('../../reference/drafts/gate-call-records.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).gateCallRecordsWithDefect(await real()));
 vi.mock('../../reference/circle/medium/code-medium.ts', async (real) => (await import('../../fixtures/lineage/draft-rule-defects.ts')).codeMediumWithDefect(await real()));
 
 const WRAPPERS = {
@@ -28,6 +29,8 @@ const WRAPPERS = {
   'gate-results-not-returned': withResultsNotReturned,
   'replay-fork-runs-gates-again': withReplayRunningGates,
   'circle-without-medium-refused': withCircleWithoutMediumRefused,
+  'record-arguments-left-empty': withRecordArgumentsLeftEmpty,
+  'failure-record-without-its-message': withFailureRecordsEmptied,
 } as const;
 type Defect = DraftModuleDefect | keyof typeof WRAPPERS;
 
@@ -41,13 +44,18 @@ const CASES: Record<string, string[]> = {
   'WARD-2': ['ward2-child-asking-a-looser-eval-deadline-gets-the-parents'],
   'COMP-10': ['comp10-child-without-identity-gets-a-generic-one'],
   'COMP-11': ['comp11-depth-zero-child-has-no-delegation-gates'],
-  'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results'],
+  'LOOM-13': ['loom13-replay-fork-hydrates-recorded-gate-results', 'loom13-replay-fork-hydrates-a-recorded-failure'],
   // Not new, but its cases were CANTRIP-3's until 0.2.0: refused at construction, or done offered anyway.
   'CIRCLE-1': ['circle1-circle-without-done-refused-or-given-done', 'circle1-done-removed-by-ward-refused-or-kept'],
   // Not new either: a grandchild under its grandparent's cap (issue 22 item 4's grandchildren half).
   'WARD-1': ['ward1-grandchild-held-to-its-grandparents-turn-cap-own-circle', 'ward1-child-limits-hold-for-a-grandchild', 'ward1-removal-ward-holds-for-a-gate-bound-for-children'],
   // Reversed at 0.2.0 (MAY): a child may hold a gate its parent lacks (feature child-gates).
   'COMP-1': ['comp1-child-asks-for-a-gate-its-parent-lacks'],
+  // Reversed at 0.2.0 (MAY): a child may have a medium and an LLM of its own (found by mutation testing, issue 30).
+  'COMP-7': ['comp7-child-asking-for-the-code-medium-gets-it', 'comp7-child-asking-for-another-llm-gets-it'],
+  // Not new: the 0.2.0+ record contract (§4.3) is judged under CIRCLE-4; what a record's arguments say (issue 30).
+  'CIRCLE-4': ['circle4-record-holds-the-calls-arguments'],
+  'CIRCLE-5': ['circle5-failed-record-holds-the-error-message'],
 };
 const ALL = Object.values(CASES).flat();
 /** Defects that break one behaviour of a rule with several cases fail only that behaviour's case(s). */
@@ -55,6 +63,18 @@ const FAILS: Partial<Record<Defect, string[]>> = {
   'grandchildren-compose-with-the-requested-cap': ['ward1-grandchild-held-to-its-grandparents-turn-cap-own-circle'],
   'child-limits-not-handed-down': ['ward1-child-limits-hold-for-a-grandchild'],
   'children-drop-the-parents-removals': ['ward1-removal-ward-holds-for-a-gate-bound-for-children'],
+  'child-medium-request-ignored': ['comp7-child-asking-for-the-code-medium-gets-it'],
+  'child-llm-request-ignored': ['comp7-child-asking-for-another-llm-gets-it'],
+  'replay-loses-the-recorded-failure': ['loom13-replay-fork-hydrates-a-recorded-failure'],
+};
+
+/**
+ * Cases a defect also fails, under another rule: known imprecise blame (docs/kit-false-checks.md). A code
+ * child built in its parent's conversation medium exhausts the WARD-2 case's child script, which that
+ * case blames on WARD-2; the COMP-7 case names the broken rule.
+ */
+const ALSO_FAILS: Partial<Record<Defect, Record<string, string[]>>> = {
+  'child-medium-request-ignored': { 'ward2-child-asking-a-looser-eval-deadline-gets-the-parents': ['WARD-2'] },
 };
 
 /** The rule each defect breaks. */
@@ -73,6 +93,12 @@ const BREAKS: Record<Defect, string> = {
   'circle-without-medium-refused': 'MEDIUM-1',
   'child-loosens-the-eval-deadline': 'WARD-2',
   'eval-deadline-ignored': 'MEDIUM-4',
+  'child-medium-request-ignored': 'COMP-7',
+  'child-llm-request-ignored': 'COMP-7',
+  'record-arguments-left-empty': 'CIRCLE-4',
+  'failure-record-without-its-message': 'CIRCLE-5',
+  'replay-loses-the-recorded-failure': 'LOOM-13',
+  'gates-held-for-children-granted-at-0-1-0': 'COMP-1',
 };
 
 /** Only bounds a hang, never a verdict: the code-fork case starts QuickJS workers, slow on a loaded machine. */
@@ -95,7 +121,9 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
     expect(suite.cases.flatMap((c) => c.invariants.filter((i) => i.status === 'fail').map((i) => `${c.id}: ${i.id}`))).toEqual([]);
   });
 
-  for (const defect of [...DRAFT_MODULE_DEFECTS, ...(Object.keys(WRAPPERS) as (keyof typeof WRAPPERS)[])]) {
+  // A defect of 0.1.0 alone is judged at 0.1.0 below.
+  const AT_010_ONLY: readonly DraftModuleDefect[] = ['gates-held-for-children-granted-at-0-1-0'];
+  for (const defect of [...DRAFT_MODULE_DEFECTS.filter((d) => !AT_010_ONLY.includes(d)), ...(Object.keys(WRAPPERS) as (keyof typeof WRAPPERS)[])]) {
     const rule = BREAKS[defect];
     it(`${defect}: fails the ${rule} cases on ${rule} alone, and no other new case`, async () => {
       const wrapped = defect in WRAPPERS;
@@ -104,8 +132,9 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
       const suite = await runSuite(file, broken, { filter: ALL, draft: DRAFT, timeoutMs: CASE_BOUND_MS });
       expect(suite.cases.filter((c) => c.status === 'errored').map((c) => [c.id, c.reason])).toEqual([]);
       const failed = suite.cases.filter((c) => c.status === 'fail');
-      expect(failed.map((c) => c.id).sort()).toEqual([...(FAILS[defect] ?? CASES[rule]!)].sort());
-      for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, [rule]]);
+      const also = ALSO_FAILS[defect] ?? {};
+      expect(failed.map((c) => c.id).sort()).toEqual([...(FAILS[defect] ?? CASES[rule]!), ...Object.keys(also)].sort());
+      for (const c of failed) expect([c.id, c.failed_rules]).toEqual([c.id, also[c.id] ?? [rule]]);
     });
   }
 
@@ -142,6 +171,14 @@ describe('new rules of 0.3.1: each case fails on its purpose-built defect, on it
     const [setup] = (await runSuite(file, refusesTheSetup, { filter: CASES['COMP-1']!, draft: DRAFT, timeoutMs: CASE_BOUND_MS })).cases;
     expect(setup?.status).toBe('skipped');
     expect(setup?.reason).toContain('not run: the implementation refused to construct');
+  });
+
+  it('COMP-1 at 0.1.0: gates-held-for-children-granted-at-0-1-0 fails the case of a gate held for children on COMP-1, which the reference passes (issue 30)', async () => {
+    const id = 'comp1-gate-held-for-children-not-granted-at-0-1-0';
+    const status = async () => (await runSuite(file, reference, { filter: [id], draft: '0.1.0', timeoutMs: CASE_BOUND_MS })).cases.map((c) => [c.id, c.status, c.failed_rules]);
+    expect(await status()).toEqual([[id, 'pass', []]]);
+    useDraftModuleDefect('gates-held-for-children-granted-at-0-1-0');
+    expect(await status()).toEqual([[id, 'fail', ['COMP-1']]]);
   });
 
   // PROD-8 is judged by the secret-kept-out ambient check on every case run over a wire (a key handed over).

@@ -15,10 +15,10 @@ export const MAX_BATCH_SIZE = 50;
  *
  * The draft is the one the batch gate was built for (the adapter builds it for its cantrip's draft).
  */
+// Stryker disable all: not constrained by the spec (docs/mutation.md): COMP-3's 50 per batch is a suggested default under a SHOULD, so any bound, or none, reads as conformant (docs/OPEN-CHOICES.md, "Batch limits"); no case sends more than four children.
 export function checkBatchSize(draft: Draft, requested: number): void {
-  // Stryker disable all: not constrained by the spec (docs/mutation.md): COMP-3's 50 per batch is a suggested default under a SHOULD, so any bound, or none, reads as conformant (docs/OPEN-CHOICES.md, "Batch limits"); no case sends more than four children.
   if (atLeast(draft, '0.2.0') && requested > MAX_BATCH_SIZE) {
     throw new CantripError('invalid_gate_arguments', `a batch may ask for at most ${MAX_BATCH_SIZE} children, not ${requested}`);
   }
-  // Stryker restore all
 }
+// Stryker restore all
