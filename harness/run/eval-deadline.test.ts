@@ -100,8 +100,9 @@ describe('the evaluation deadline of a code case not about it (issue 31, item 5)
       expect(c.setup.circle?.wards?.eval_timeout_ms).toBe(500);
       expect(withRoomyEvalDeadline(c, declaring, 9)).toBe(c);
     }
-    // Every other code case of the kit sets none, so each gets the roomy deadline.
-    const others = kit.filter((c) => (c.requires ?? []).includes('code-medium') && !aboutTheDeadline.includes(c));
+    // Every other code-circle case of the kit sets none, so each gets the roomy deadline (a conversation
+    // parent of code children keeps the implementation's own, as above).
+    const others = kit.filter((c) => c.setup.circle?.medium === 'code' && !aboutTheDeadline.includes(c));
     expect(others.length).toBeGreaterThan(10);
     for (const c of others) expect(withRoomyEvalDeadline(c, declaring, 9).setup.circle?.wards?.eval_timeout_ms, c.id).toBe(ROOMY_EVAL_DEADLINE_MS * 9);
   });

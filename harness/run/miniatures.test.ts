@@ -59,10 +59,14 @@ describe('broken miniatures are caught by the suite', () => {
     const composition = suite.cases.filter(isConversationComposition);
     expect(composition.length).toBeGreaterThanOrEqual(20);
     expect(composition.filter((c) => c.status === 'pass').length).toBeGreaterThanOrEqual(20);
-    // A composition case may be skipped only because it sets a ward the variant does not declare.
-    const declared = new Set<string>((await new Miniature().describe()).wards ?? []);
-    const needsUndeclaredWard = new Set(file.cases.filter((c) => optionalWards(c).some((w) => !declared.has(w))).map((c) => c.id));
-    expect(composition.filter((c) => c.status !== 'pass' && !(c.status === 'skipped' && needsUndeclaredWard.has(c.id))).map((c) => c.id)).toEqual([]);
+    // A composition case may be skipped only because it sets a ward, or needs a feature (child-gates), the variant does not declare.
+    const description = await new Miniature().describe();
+    const declared = new Set<string>(description.wards ?? []);
+    const features = new Set<string>(description.features);
+    const needsUndeclared = new Set(
+      file.cases.filter((c) => optionalWards(c).some((w) => !declared.has(w)) || (c.requires ?? []).some((f) => !features.has(f))).map((c) => c.id),
+    );
+    expect(composition.filter((c) => c.status !== 'pass' && !(c.status === 'skipped' && needsUndeclared.has(c.id))).map((c) => c.id)).toEqual([]);
   });
 
   it('the miniature is independent of the reference: its modules import only schemas/ and each other', () => {
